@@ -1,0 +1,1 @@
+//! herald-crypto
