@@ -1,0 +1,220 @@
+//! Types the desktop UI (and `herald inbox`) sees. Declared once here, exported to
+//! TypeScript with ts-rs into `ui/src/lib/bindings/` (committed; CI checks they are current).
+//!
+//! Every type is camelCase on the wire, the same shape Tauri commands return.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+/// Where this device keeps its 32-byte local key (which seals its key bundle and cache).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub enum SecretStorageKind {
+    /// The OS keychain (Secret Service, macOS Keychain, Windows Credential Manager).
+    Keychain,
+    /// A file with mode 0600 in the data dir, used where no keychain exists (headless Linux).
+    File,
+}
+
+/// Whether this device has an account yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub enum SetupStatus {
+    /// First run: no keys on this device.
+    NeedsSetup,
+    /// Keys are present and unlocked; the inbox can sync.
+    Ready,
+}
+
+/// What the UI needs to pick its first screen.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct SetupState {
+    pub status: SetupStatus,
+    pub account_id: Option<String>,
+    pub device_id: Option<String>,
+    pub device_name: Option<String>,
+    /// Base URL of the relay this device syncs with, e.g. `http://127.0.0.1:8457`.
+    pub relay_url: Option<String>,
+    /// 30 digits in 6 groups of 5, separated by spaces; the same on every device.
+    pub safety_code: Option<String>,
+    pub secret_storage: SecretStorageKind,
+    /// Path of the 0600 key file when `secret_storage` is `file`.
+    pub secret_storage_path: Option<String>,
+}
+
+/// Returned once, at account creation. The recovery key is never stored on this device.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct OnboardResult {
+    pub account_id: String,
+    /// 128-bit key in Crockford base32, groups of 4 separated by `-`.
+    pub recovery_key: String,
+    pub safety_code: String,
+}
+
+/// A connection (an agent credential) as listed in the Connections screen.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ConnectionView {
+    pub id: String,
+    pub name: String,
+    /// RFC 3339, UTC.
+    pub created_at: String,
+}
+
+/// Returned once when a connection is created: `token` is shown once and never again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct NewConnection {
+    pub id: String,
+    pub name: String,
+    /// `hdr_<bearer>.<seed>.<fingerprint>`; only `hdr_<bearer>` is ever sent to the relay.
+    pub token: String,
+    /// The relay URL the agent should use as `HERALD_URL`.
+    pub relay_url: String,
+}
+
+/// Lifecycle of a message as the relay reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub enum MessageStatus {
+    /// A message that asks nothing.
+    Delivered,
+    /// A request waiting for an answer.
+    Pending,
+    Answered,
+    Expired,
+    Cancelled,
+}
+
+/// One row of the inbox list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct MessageSummary {
+    pub id: String,
+    pub revision: u64,
+    /// Decrypted title, or "Unreadable message" when `error` is set.
+    pub title: String,
+    /// Name of the sending connection (or device).
+    pub sender_name: String,
+    /// RFC 3339, UTC, the relay's clock.
+    pub created_at: String,
+    pub expires_at: Option<String>,
+    pub status: MessageStatus,
+    pub expects_answer: bool,
+    pub unread: bool,
+    /// Set when the message could not be verified, decrypted or validated; the reason.
+    pub error: Option<String>,
+}
+
+/// One option of a choice field.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct OptionView {
+    pub value: String,
+    pub label: String,
+    pub description: Option<String>,
+}
+
+/// Field types the UI can render.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub enum FieldKind {
+    Text,
+    Textarea,
+    Choice,
+    Multiselect,
+}
+
+/// One form field.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct FieldView {
+    pub id: String,
+    pub label: String,
+    pub kind: FieldKind,
+    pub required: bool,
+    pub help: Option<String>,
+    pub options: Vec<OptionView>,
+    /// Default value as JSON text, if any.
+    pub default_json: Option<String>,
+}
+
+/// One-tap answer button.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ActionView {
+    pub id: String,
+    pub label: String,
+}
+
+/// The answer this account gave, as decrypted on this device.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct AnswerView {
+    pub action_id: Option<String>,
+    /// The answer values as pretty JSON text.
+    pub values_json: String,
+    pub answered_at: String,
+}
+
+/// A message opened in the reading pane.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct MessageView {
+    pub summary: MessageSummary,
+    /// Sanitized HTML of the Markdown body (herald-render); safe to insert as innerHTML.
+    pub body_html: String,
+    pub actions: Vec<ActionView>,
+    pub fields: Vec<FieldView>,
+    pub answer: Option<AnswerView>,
+}
+
+/// What the person submits: either an action id (its values are taken from the action) or
+/// field values, an object from field id to value (string, or array of strings for multiselect).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct AnswerInput {
+    pub action_id: Option<String>,
+    /// JSON object text, e.g. `{"reason":"looks good"}`; ignored when `action_id` is set.
+    pub values_json: Option<String>,
+}
+
+/// Events pushed to the UI (Tauri event name `herald://event`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(tag = "type", rename_all = "camelCase")]
+#[ts(export)]
+pub enum CoreEvent {
+    /// A message was added or changed (new, answered, expired...). `isNew` is true the first
+    /// time this device sees it (used for OS notifications).
+    #[serde(rename_all = "camelCase")]
+    MessageUpserted { message: MessageSummary, is_new: bool },
+    /// Connection to the relay went up or down.
+    #[serde(rename_all = "camelCase")]
+    SyncState { connected: bool, error: Option<String> },
+}
+
+/// Error the UI receives: it branches on `code`, never on `message`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct UiError {
+    pub code: String,
+    pub message: String,
+}
