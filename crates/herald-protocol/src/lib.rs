@@ -1,1 +1,15 @@
-//! herald-protocol
+//! herald-protocol: the wire types and limits every Herald component shares.
+//!
+//! A leaf crate: serde only, no I/O, no randomness, no crypto. The relay depends on it alone,
+//! so everything it may see (metadata, opaque envelopes, certificates) is described here, and
+//! everything only devices and connections see (message content, answers) too, with the
+//! validation the published limits require. The normative description is docs/protocol.md.
+
+pub mod content;
+pub mod envelope;
+pub mod error;
+pub mod ids;
+pub mod wire;
+
+pub use error::{ErrorBody, ErrorCode};
+pub use ids::{AccountId, ConnectionId, DeviceId, MessageId, Revision};

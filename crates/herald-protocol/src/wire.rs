@@ -1,0 +1,246 @@
+//! Request and response bodies of the relay's inbox API (`/accounts`, `/connections`,
+//! `/keys`, `/messages`, `/ws`). Field names are camelCase; times are RFC 3339 UTC strings with
+//! millisecond precision, always from the relay's clock unless stated otherwise.
+
+use serde::{Deserialize, Serialize};
+
+use crate::envelope::{Certificate, Envelope};
+use crate::ids::{AccountId, ConnectionId, DeviceId, MessageId, Revision};
+
+/// Longest accepted `expiresIn`, and the furthest `expiresAt` may lie ahead: 24 hours.
+pub const MAX_EXPIRES_IN_SECS: u64 = 24 * 60 * 60;
+/// Largest accepted envelope (encoded) in `POST /messages` and answers: 1 MiB. Content limits
+/// (50,000-character body, 10 blocks of 50,000) fit well inside it.
+pub const MAX_ENVELOPE_BYTES: usize = 1024 * 1024;
+/// Default and largest page size of `GET /messages`.
+pub const DEFAULT_PAGE_LIMIT: u32 = 100;
+/// Largest page size of `GET /messages`.
+pub const MAX_PAGE_LIMIT: u32 = 500;
+/// Prefix of a connection's bearer credential.
+pub const CONNECTION_BEARER_PREFIX: &str = "hdr_";
+/// Prefix of a device session credential.
+pub const DEVICE_BEARER_PREFIX: &str = "hds_";
+
+/// `POST /accounts` (no credential): the first device creates the account.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateAccountRequest {
+    /// Self-signed account statement (`CertificateBody::Account`).
+    pub statement: Certificate,
+    /// First account encryption key (`CertificateBody::EncryptionKey`, epoch 1).
+    pub encryption_key: Certificate,
+    /// The first device (`CertificateBody::Device`).
+    pub device: Certificate,
+}
+
+/// Answer to `POST /accounts` (201).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateAccountResponse {
+    pub account_id: AccountId,
+    pub device_id: DeviceId,
+    /// `hds_…` device session bearer; shown once, stored hashed by the relay.
+    pub device_token: String,
+}
+
+/// `POST /connections` (device): register a connection's certificate.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateConnectionRequest {
+    /// `CertificateBody::Connection`, signed by the account identity key.
+    pub certificate: Certificate,
+}
+
+/// Answer to `POST /connections` (201).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateConnectionResponse {
+    pub connection_id: ConnectionId,
+    /// `hdr_…`: the bearer part of the connection token, returned once.
+    pub bearer: String,
+}
+
+/// One connection in `GET /connections`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConnectionInfo {
+    pub id: ConnectionId,
+    pub name: String,
+    pub created_at: String,
+    pub revoked_at: Option<String>,
+}
+
+/// `GET /connections`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConnectionList {
+    pub connections: Vec<ConnectionInfo>,
+}
+
+/// `GET /keys`: everything needed to verify senders and seal to the account.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KeysResponse {
+    pub account_id: AccountId,
+    pub statement: Certificate,
+    /// All encryption-key epochs, oldest first; the last is current.
+    pub encryption_keys: Vec<Certificate>,
+    /// Certificates of the account's devices (not revoked).
+    pub devices: Vec<Certificate>,
+    /// Certificates of the account's connections (not revoked).
+    pub connections: Vec<Certificate>,
+}
+
+/// `POST /messages` (header `Idempotency-Key` required).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SendMessageRequest {
+    /// Made by the sender and equal to the envelope header's `messageId`.
+    pub id: MessageId,
+    /// Content kind visible to the relay, e.g. `message`; default `message`.
+    #[serde(default = "default_kind")]
+    pub kind: String,
+    /// Whether the message asks for an answer (then it is a request, status `pending`).
+    #[serde(default)]
+    pub expects_answer: bool,
+    /// Absolute deadline (RFC 3339), at most 24 h after the relay receives it.
+    pub expires_at: Option<String>,
+    /// Relative deadline in seconds (1 ..= 86,400); exclusive with `expiresAt`.
+    pub expires_in: Option<u64>,
+    /// Continue the conversation of this message.
+    pub reply_to: Option<MessageId>,
+    pub envelope: Envelope,
+}
+
+fn default_kind() -> String {
+    "message".to_owned()
+}
+
+/// Status of a message as the relay tracks it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum MessageStatus {
+    Delivered,
+    Pending,
+    Answered,
+    Expired,
+    Cancelled,
+}
+
+impl MessageStatus {
+    /// Wire text.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MessageStatus::Delivered => "delivered",
+            MessageStatus::Pending => "pending",
+            MessageStatus::Answered => "answered",
+            MessageStatus::Expired => "expired",
+            MessageStatus::Cancelled => "cancelled",
+        }
+    }
+
+    /// Parses wire text.
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "delivered" => MessageStatus::Delivered,
+            "pending" => MessageStatus::Pending,
+            "answered" => MessageStatus::Answered,
+            "expired" => MessageStatus::Expired,
+            "cancelled" => MessageStatus::Cancelled,
+            _ => return None,
+        })
+    }
+}
+
+/// Who sent a message, as the relay knows it (metadata, not a proof: receivers verify the
+/// envelope signature).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SenderInfo {
+    /// `connection` or `device`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub id: String,
+    pub name: String,
+}
+
+/// The answer stored with a request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AnswerRecord {
+    pub envelope: Envelope,
+    pub answered_at: String,
+    pub device_id: DeviceId,
+}
+
+/// A message as the relay stores and serves it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageRecord {
+    pub id: MessageId,
+    /// Revision of the latest change to this record.
+    pub revision: Revision,
+    pub kind: String,
+    pub status: MessageStatus,
+    pub expects_answer: bool,
+    pub sender: SenderInfo,
+    pub created_at: String,
+    pub expires_at: Option<String>,
+    pub reply_to: Option<MessageId>,
+    /// Encoded size of the envelope in bytes.
+    pub size: u64,
+    pub envelope: Envelope,
+    pub answer: Option<AnswerRecord>,
+}
+
+/// `GET /messages?after=<cursor>&limit=N`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MessagePage {
+    /// Records with revision > `after`, in revision order.
+    pub records: Vec<MessageRecord>,
+    /// The cursor to pass as `after` next: the highest revision in `records`, or `after` when
+    /// empty.
+    pub cursor: Revision,
+    /// Whether more records remain after this page.
+    pub has_more: bool,
+}
+
+/// `POST /messages/:id/answer` (device only).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AnswerRequest {
+    pub envelope: Envelope,
+}
+
+/// Frames the relay sends on `GET /ws` (text frames, JSON). Keepalive uses websocket pings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum ServerFrame {
+    /// The account changed; its latest revision is `revision`. Sent once on connect too.
+    Sync { revision: Revision },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sync_frame_snapshot() {
+        assert_eq!(
+            serde_json::to_string(&ServerFrame::Sync {
+                revision: Revision(7)
+            })
+            .unwrap(),
+            r#"{"type":"sync","revision":7}"#,
+            "the published live-update frame"
+        );
+    }
+
+    #[test]
+    fn status_round_trip() {
+        for s in ["delivered", "pending", "answered", "expired", "cancelled"] {
+            assert_eq!(MessageStatus::parse(s).unwrap().as_str(), s, "status {s}");
+        }
+    }
+}
