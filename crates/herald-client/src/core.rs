@@ -1,94 +1,309 @@
-//! The device core's public API (STUB: signatures are the contract; bodies land next).
+//! The device core's public API: what the desktop's Tauri commands and `herald inbox` call.
+//! Async methods never block the runtime: SQLite work runs in `spawn_blocking` against the
+//! cache's own writer/reader connections; no lock is held across an `.await`.
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex, RwLock};
 
+use herald_crypto::{AccountKeys, ConnectionKeys, ConnectionToken, DeviceKeys, RecoveryKey};
+use herald_protocol::content::AnswerContent;
+use herald_protocol::wire::{CreateAccountRequest, CreateConnectionRequest};
+use herald_protocol::MessageId;
+use tokio::sync::broadcast;
+use tokio::task::JoinHandle;
+
+use crate::cache::Cache;
+use crate::device_state::{self, DeviceState};
+use crate::http::RelayHttp;
+use crate::local_key::{self, LoadedKey};
+use crate::session::Session;
 use crate::view::*;
-use crate::{Error, Result};
+use crate::{present, sync, Error, Result};
 
 /// How to open the core.
 #[derive(Debug, Clone)]
 pub struct CoreConfig {
-    /// Directory holding the cache database, sealed keys and (fallback) key file.
+    /// Directory holding the cache database, sealed device state and (fallback) key file.
     pub data_dir: PathBuf,
     /// Name of this device as shown in device lists, e.g. the host name.
     pub device_name: String,
     /// Platform label: "linux", "macos", "windows", "cli".
     pub platform: String,
-    /// Try the OS keychain first (true for the desktop; the CLI and tests pass false to use the
-    /// 0600 file).
+    /// Try the OS keychain first (the desktop); false uses the 0600 file (CLI, tests).
     pub use_keychain: bool,
 }
 
 /// Handle to the device core; cheap to clone, shareable across tasks.
 #[derive(Clone)]
 pub struct Core {
-    _config: std::sync::Arc<CoreConfig>,
+    inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    config: CoreConfig,
+    pub(crate) local: LoadedKey,
+    cache: Arc<Cache>,
+    session: RwLock<Option<Arc<Session>>>,
+    pub(crate) events: broadcast::Sender<CoreEvent>,
+    sync_task: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Inner {
+    /// Runs blocking cache work off the async runtime.
+    pub(crate) async fn cache_call<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Cache) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        let cache = self.cache.clone();
+        tokio::task::spawn_blocking(move || f(&cache))
+            .await
+            .map_err(|e| Error::Storage(format!("cache task failed: {e}")))?
+    }
+
+    fn session(&self) -> Result<Arc<Session>> {
+        self.session.read().unwrap_or_else(|p| p.into_inner()).clone().ok_or(Error::NotSetUp)
+    }
+
+    pub(crate) async fn summary_of(&self, id: &str) -> Result<MessageSummary> {
+        let id = id.to_owned();
+        let row = self.cache_call(move |c| c.get(&id)).await?;
+        Ok(present::summary(&self.local.key, &row))
+    }
 }
 
 impl Core {
-    /// Opens (creating if needed) the data dir and cache. Does not touch the network.
+    /// Opens (creating if needed) the data dir, the local key and the cache, and loads the
+    /// device state if this device has an account. Does not touch the network.
     pub fn open(config: CoreConfig) -> Result<Core> {
+        create_private_dir(&config.data_dir)?;
+        let local = local_key::load_or_create(&config.data_dir, config.use_keychain)?;
+        let cache = Arc::new(Cache::open(&config.data_dir)?);
+        let session = match device_state::load(&config.data_dir, &local.key)? {
+            Some(state) => Some(Arc::new(Session::new(state)?)),
+            None => None,
+        };
+        let (events, _) = broadcast::channel(1024);
         Ok(Core {
-            _config: std::sync::Arc::new(config),
+            inner: Arc::new(Inner {
+                config,
+                local,
+                cache,
+                session: RwLock::new(session),
+                events,
+                sync_task: Mutex::new(None),
+            }),
         })
     }
 
     /// What the first screen should be.
     pub fn setup_state(&self) -> SetupState {
+        let session = self.inner.session().ok();
+        let s = session.as_deref();
         SetupState {
-            status: SetupStatus::NeedsSetup,
-            account_id: None,
-            device_id: None,
-            device_name: None,
-            relay_url: None,
-            safety_code: None,
-            secret_storage: SecretStorageKind::File,
-            secret_storage_path: None,
+            status: if s.is_some() { SetupStatus::Ready } else { SetupStatus::NeedsSetup },
+            account_id: s.map(|s| s.state.account_id.to_string()),
+            device_id: s.map(|s| s.state.device_id.to_string()),
+            device_name: s.map(|s| s.state.device_name.clone()),
+            relay_url: s.map(|s| s.state.relay_url.clone()),
+            safety_code: s.map(|s| s.safety_code.clone()),
+            secret_storage: self.inner.local.kind,
+            secret_storage_path: self.inner.local.path.as_ref().map(|p| p.display().to_string()),
         }
     }
 
-    /// Creates a new account on `relay_url` with this device as its first device.
-    pub async fn create_account(&self, _relay_url: &str) -> Result<OnboardResult> {
-        Err(Error::Other("not implemented yet".into()))
+    /// Creates a new account on `relay_url` with this device as its first device: generates
+    /// the account and device keys, registers the signed statement and certificates, and
+    /// stores the sealed state. Returns the recovery key (shown once) and the safety code.
+    pub async fn create_account(&self, relay_url: &str) -> Result<OnboardResult> {
+        if self.inner.session().is_ok() {
+            return Err(Error::AlreadySetUp);
+        }
+        let http = RelayHttp::new(relay_url)?;
+        let account_keys = AccountKeys::generate();
+        let device_keys = DeviceKeys::generate();
+        let device_id = herald_crypto::new_device_id();
+        let now = crate::agent::now_rfc3339();
+        let cfg = &self.inner.config;
+        let request = CreateAccountRequest {
+            statement: account_keys.statement(&now),
+            encryption_key: account_keys.encryption_key_certificate(account_keys.current_epoch(), &now)?,
+            device: account_keys.certify_device(&device_id, &cfg.device_name, &cfg.platform, &device_keys.public(), &now),
+        };
+        let created = http.create_account(&request).await?;
+        let state = DeviceState {
+            relay_url: http.base_url().to_owned(),
+            account_id: created.account_id,
+            device_id: created.device_id,
+            device_name: cfg.device_name.clone(),
+            device_token: zeroize::Zeroizing::new(created.device_token),
+            account_keys,
+            device_keys,
+        };
+        device_state::save(&cfg.data_dir, &self.inner.local.key, &state)?;
+        let recovery = RecoveryKey::generate();
+        let session = Arc::new(Session::new(state)?);
+        let result = OnboardResult {
+            account_id: session.state.account_id.to_string(),
+            recovery_key: recovery.display().to_string(),
+            safety_code: session.safety_code.clone(),
+        };
+        *self.inner.session.write().unwrap_or_else(|p| p.into_inner()) = Some(session);
+        Ok(result)
     }
 
-    /// Starts the background sync task (websocket + catch-up fetches). Idempotent.
+    /// Starts the background sync task (websocket + catch-up fetches). Idempotent. Must be
+    /// called inside a tokio runtime.
     pub fn start_sync(&self) -> Result<()> {
-        Err(Error::NotSetUp)
+        let session = self.inner.session()?;
+        let mut task = self.inner.sync_task.lock().unwrap_or_else(|p| p.into_inner());
+        if task.as_ref().is_some_and(|t| !t.is_finished()) {
+            return Ok(());
+        }
+        *task = Some(tokio::spawn(sync::run(self.inner.clone(), session)));
+        Ok(())
+    }
+
+    /// Stops the background sync task, if running.
+    pub fn stop_sync(&self) {
+        if let Some(t) = self.inner.sync_task.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            t.abort();
+        }
+    }
+
+    /// One catch-up pass without the socket (for `herald inbox`). Returns records stored.
+    pub async fn sync_once(&self) -> Result<usize> {
+        let session = self.inner.session()?;
+        sync::catch_up(&self.inner, &session).await
     }
 
     /// Subscribes to events for the UI.
-    pub fn subscribe(&self) -> tokio::sync::broadcast::Receiver<CoreEvent> {
-        tokio::sync::broadcast::channel(1).1
+    pub fn subscribe(&self) -> broadcast::Receiver<CoreEvent> {
+        self.inner.events.subscribe()
     }
 
-    /// Creates a connection for an agent; the token is returned once.
-    pub async fn create_connection(&self, _name: &str) -> Result<NewConnection> {
-        Err(Error::NotSetUp)
+    /// Creates a connection for an agent: derives its keys from a fresh seed, certifies them
+    /// with the account identity key, registers the certificate, and returns the token once.
+    /// The seed is not kept on this device.
+    pub async fn create_connection(&self, name: &str) -> Result<NewConnection> {
+        let name = name.trim();
+        if name.is_empty() || name.chars().count() > 80 {
+            return Err(Error::InvalidInput("a connection name has 1–80 characters".into()));
+        }
+        let session = self.inner.session()?;
+        let seed = zeroize::Zeroizing::new(herald_crypto::random_bytes::<32>());
+        let keys = ConnectionKeys::from_seed(&seed);
+        let id = herald_crypto::new_connection_id();
+        let now = crate::agent::now_rfc3339();
+        let certificate = session.state.account_keys.certify_connection(&id, name, &keys, &now);
+        let created = session.http.create_connection(&CreateConnectionRequest { certificate }).await?;
+        let token = ConnectionToken::new(&created.bearer, *seed, &session.state.account_keys.fingerprint());
+        let _ = session.directory(true).await;
+        Ok(NewConnection {
+            id: created.connection_id.to_string(),
+            name: name.to_owned(),
+            token: token.to_string_secret().to_string(),
+            relay_url: session.state.relay_url.clone(),
+        })
     }
 
-    /// Lists this account's connections.
+    /// Lists this account's connections (not revoked).
     pub async fn list_connections(&self) -> Result<Vec<ConnectionView>> {
-        Err(Error::NotSetUp)
+        let session = self.inner.session()?;
+        let list = session.http.list_connections().await?;
+        Ok(list
+            .connections
+            .into_iter()
+            .filter(|c| c.revoked_at.is_none())
+            .map(|c| ConnectionView { id: c.id.to_string(), name: c.name, created_at: c.created_at })
+            .collect())
     }
 
     /// The inbox, newest first, from the local cache.
     pub async fn inbox(&self) -> Result<Vec<MessageSummary>> {
-        Ok(vec![])
+        let rows = self.inner.cache_call(|c| c.list()).await?;
+        Ok(rows.iter().map(|r| present::summary(&self.inner.local.key, r)).collect())
     }
 
     /// One message, decrypted and rendered, from the local cache.
     pub async fn message(&self, id: &str) -> Result<MessageView> {
-        Err(Error::NotFound(id.into()))
+        let owned = id.to_owned();
+        let row = self.inner.cache_call(move |c| c.get(&owned)).await?;
+        present::message_view(&self.inner.local.key, &row)
     }
 
     /// Marks a message read on this device.
-    pub async fn mark_read(&self, _id: &str) -> Result<()> {
+    pub async fn mark_read(&self, id: &str) -> Result<()> {
+        let owned = id.to_owned();
+        if self.inner.cache_call(move |c| c.mark_read(&owned)).await? {
+            let message = self.inner.summary_of(id).await?;
+            let _ = self.inner.events.send(CoreEvent::MessageUpserted { message, is_new: false });
+        }
         Ok(())
     }
 
-    /// Validates, seals and posts an answer; returns the updated message.
-    pub async fn answer(&self, id: &str, _input: AnswerInput) -> Result<MessageView> {
-        Err(Error::NotFound(id.into()))
+    /// Validates the answer against the request's form, seals it to the asking connection and
+    /// the account, posts it (accepted once by the relay) and returns the updated message.
+    /// Errors: `validation_failed`, `already_answered`, `request_expired`,
+    /// `request_cancelled`, `not_found`, `network`.
+    pub async fn answer(&self, id: &str, input: AnswerInput) -> Result<MessageView> {
+        let session = self.inner.session()?;
+        let message_id = MessageId::parse(id).ok_or_else(|| Error::NotFound(id.to_owned()))?;
+        let owned = id.to_owned();
+        let row = self.inner.cache_call(move |c| c.get(&owned)).await?;
+        let opened = present::opened(&self.inner.local.key, &row)?;
+        let answer = match input.action_id {
+            Some(action_id) => {
+                let action = opened
+                    .content
+                    .actions
+                    .iter()
+                    .find(|a| a.id == action_id)
+                    .ok_or_else(|| Error::InvalidInput(format!("no action {action_id:?} in this request")))?;
+                AnswerContent { action_id: Some(action_id), values: action.values.clone() }
+            }
+            None => {
+                let text = input.values_json.unwrap_or_else(|| "{}".into());
+                let values = serde_json::from_str(&text)
+                    .map_err(|e| Error::InvalidInput(format!("answer values must be a JSON object: {e}")))?;
+                AnswerContent { action_id: None, values }
+            }
+        };
+        opened.content.validate_answer(&answer).map_err(Error::Validation)?;
+        let envelope = session.seal_answer(&message_id, &opened.sender, &answer).await?;
+        let result = session
+            .http
+            .answer(&message_id, &herald_protocol::wire::AnswerRequest { envelope })
+            .await;
+        let record = match result {
+            Ok(record) => record,
+            Err(e) => {
+                // Whatever happened, bring the cached record up to date before reporting.
+                if let Ok(current) = session.http.message(&message_id).await {
+                    self.store_and_announce(&session, &current).await?;
+                }
+                return Err(e);
+            }
+        };
+        self.store_and_announce(&session, &record).await?;
+        self.message(id).await
     }
+
+    async fn store_and_announce(&self, session: &Session, record: &herald_protocol::wire::MessageRecord) -> Result<()> {
+        let row = session.process(&self.inner.local.key, record).await?;
+        let id = row.id.clone();
+        self.inner.cache_call(move |c| c.store_record(&row)).await?;
+        let message = self.inner.summary_of(&id).await?;
+        let _ = self.inner.events.send(CoreEvent::MessageUpserted { message, is_new: false });
+        Ok(())
+    }
+}
+
+fn create_private_dir(dir: &std::path::Path) -> Result<()> {
+    std::fs::create_dir_all(dir)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(())
 }

@@ -1,26 +1,73 @@
-//! Typed errors of the device core.
+//! Typed errors of the device core and agent client. [`Error::code`] is the stable code the UI
+//! and the CLI branch on; messages never contain secrets, tokens or message content.
 
-/// Everything the device core can fail with. `code()` is the stable code the UI branches on.
+use herald_protocol::ErrorBody;
+
+/// Everything the device core and the agent client can fail with.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// The device has no account yet (onboarding not done).
     #[error("this device has no account yet")]
     NotSetUp,
+    /// The device already has an account.
+    #[error("this device already has an account")]
+    AlreadySetUp,
+    /// Nothing with that id in the cache or on the relay.
     #[error("not found: {0}")]
     NotFound(String),
+    /// Input from the person or the agent breaks a rule (the message names the field).
     #[error("{0}")]
-    Other(String),
+    InvalidInput(String),
+    /// Content or an answer fails validation against the published limits.
+    #[error("invalid content: {}", .0.iter().map(|v| v.to_string()).collect::<Vec<_>>().join("; "))]
+    Validation(Vec<herald_protocol::content::Violation>),
+    /// The relay answered with an error body.
+    #[error("relay refused (HTTP {status}): {body}")]
+    Relay { status: u16, body: ErrorBody },
+    /// The relay could not be reached.
+    #[error("cannot reach the relay: {0}")]
+    Network(String),
+    /// The relay answered something that does not follow the protocol.
+    #[error("protocol error: {0}")]
+    Protocol(String),
+    /// Verification or decryption failed (tampering, wrong keys, pin mismatch).
+    #[error("crypto: {0}")]
+    Crypto(#[from] herald_crypto::Error),
+    /// Local storage (cache database, key files, keychain) failed.
+    #[error("storage: {0}")]
+    Storage(String),
 }
 
 impl Error {
-    /// Stable machine code for the UI.
-    pub fn code(&self) -> &'static str {
+    /// Stable machine code for the UI and CLI.
+    pub fn code(&self) -> String {
         match self {
-            Error::NotSetUp => "not_set_up",
-            Error::NotFound(_) => "not_found",
-            Error::Other(_) => "internal",
+            Error::NotSetUp => "not_set_up".into(),
+            Error::AlreadySetUp => "already_set_up".into(),
+            Error::NotFound(_) => "not_found".into(),
+            Error::InvalidInput(_) => "invalid_input".into(),
+            Error::Validation(_) => "validation_failed".into(),
+            Error::Relay { body, .. } => body.error.clone(),
+            Error::Network(_) => "network".into(),
+            Error::Protocol(_) => "protocol".into(),
+            Error::Crypto(_) => "crypto".into(),
+            Error::Storage(_) => "storage".into(),
         }
     }
 }
+
+impl From<rusqlite::Error> for Error {
+    fn from(e: rusqlite::Error) -> Self {
+        Error::Storage(e.to_string())
+    }
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::Storage(e.to_string())
+    }
+}
+
 
 /// Result alias of the device core.
 pub type Result<T> = std::result::Result<T, Error>;

@@ -1,11 +1,24 @@
 //! herald-client: the device core without Tauri — relay HTTP/websocket client, sync engine,
 //! SQLite cache (one writer), key storage, answer sealing, and the API the desktop UI and
-//! `herald inbox` call. See docs/ARCHITECTURE.md.
+//! `herald inbox` call — plus the agent side (`agent`), the Rust SDK the `herald` CLI uses to
+//! send requests and wait for answers. See docs/ARCHITECTURE.md.
 
+pub mod agent;
+pub mod cache;
+pub mod demo;
+pub mod http;
 pub mod view;
+pub mod ws;
 
+mod backoff;
 mod core;
+mod device_state;
 mod error;
+mod local_key;
+mod present;
+mod session;
+mod sync;
 
 pub use crate::core::{Core, CoreConfig};
 pub use crate::error::{Error, Result};
+pub use crate::local_key::KEY_FILE;

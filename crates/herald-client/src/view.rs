@@ -180,6 +180,8 @@ pub struct MessageView {
     pub summary: MessageSummary,
     /// Sanitized HTML of the Markdown body (herald-render); safe to insert as innerHTML.
     pub body_html: String,
+    /// The Markdown source of the body (for terminals and "copy as Markdown").
+    pub body_markdown: String,
     pub actions: Vec<ActionView>,
     pub fields: Vec<FieldView>,
     pub answer: Option<AnswerView>,

@@ -1,0 +1,139 @@
+//! The CLI as a headless device: `herald device init`, `whoami`, `connection`, `inbox`. Uses
+//! the same device core as the desktop app (herald-client), so validation and sealing are the
+//! same. Keys live in the data dir, sealed under a 0600 local key file.
+
+use std::process::ExitCode;
+
+use anyhow::{bail, Result};
+use herald_client::view::{AnswerInput, SetupStatus};
+use herald_client::{Core, CoreConfig};
+
+use crate::args::{ConnectionArgs, ConnectionCommand, DataDirArgs, DeviceArgs, DeviceCommand, InboxArgs, InboxCommand};
+use crate::{config, exit};
+
+fn open(dir: &DataDirArgs, name: Option<String>) -> Result<Core> {
+    let device_name = name.unwrap_or_else(|| {
+        std::env::var("HOSTNAME").ok().filter(|h| !h.is_empty()).unwrap_or_else(|| "headless".into())
+    });
+    Ok(Core::open(CoreConfig {
+        data_dir: config::data_dir(dir)?,
+        device_name,
+        platform: "cli".into(),
+        use_keychain: false,
+    })?)
+}
+
+fn ready(dir: &DataDirArgs) -> Result<Core> {
+    let core = open(dir, None)?;
+    if core.setup_state().status != SetupStatus::Ready {
+        bail!("this machine is not a device of any account yet: run `herald device init --relay URL`");
+    }
+    Ok(core)
+}
+
+/// `herald device …`.
+pub async fn device(args: DeviceArgs) -> Result<ExitCode> {
+    match args.command {
+        DeviceCommand::Init { dir, relay, name } => {
+            let core = open(&dir, name)?;
+            let result = core.create_account(&relay).await?;
+            println!("Account:      {}", result.account_id);
+            println!("Safety code:  {}", result.safety_code);
+            println!();
+            println!("Recovery key: {}", result.recovery_key);
+            println!("Write the recovery key down and keep it safe: it is shown only this once.");
+            Ok(exit::OK.into())
+        }
+    }
+}
+
+/// `herald whoami`.
+pub async fn whoami(dir: DataDirArgs) -> Result<ExitCode> {
+    let s = ready(&dir)?.setup_state();
+    println!("Account:      {}", s.account_id.unwrap_or_default());
+    println!("Device:       {} ({})", s.device_name.unwrap_or_default(), s.device_id.unwrap_or_default());
+    println!("Relay:        {}", s.relay_url.unwrap_or_default());
+    println!("Safety code:  {}", s.safety_code.unwrap_or_default());
+    Ok(exit::OK.into())
+}
+
+/// `herald connection …`.
+pub async fn connection(args: ConnectionArgs) -> Result<ExitCode> {
+    match args.command {
+        ConnectionCommand::Create { dir, name } => {
+            let created = ready(&dir)?.create_connection(&name).await?;
+            println!("{}", created.token);
+            eprintln!("Connection {:?} created ({}). The token above is shown once.", created.name, created.id);
+            eprintln!("Give it to the agent as HERALD_TOKEN (or a 0600 file), with HERALD_URL={}", created.relay_url);
+        }
+        ConnectionCommand::List { dir } => {
+            for c in ready(&dir)?.list_connections().await? {
+                println!("{}  {}  {}", c.id, c.created_at, c.name);
+            }
+        }
+    }
+    Ok(exit::OK.into())
+}
+
+/// `herald inbox …`.
+pub async fn inbox(args: InboxArgs) -> Result<ExitCode> {
+    match args.command {
+        InboxCommand::List { dir, json } => {
+            let core = ready(&dir)?;
+            core.sync_once().await?;
+            let list = core.inbox().await?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&list)?);
+            } else if list.is_empty() {
+                println!("The inbox is empty.");
+            } else {
+                for m in list {
+                    println!(
+                        "{}  {:<9}  {}  {}  {}",
+                        m.id,
+                        format!("{:?}", m.status).to_lowercase(),
+                        m.created_at,
+                        m.sender_name,
+                        m.title
+                    );
+                }
+            }
+        }
+        InboxCommand::Show { dir, id, json } => {
+            let core = ready(&dir)?;
+            core.sync_once().await?;
+            let view = core.message(&id).await?;
+            core.mark_read(&id).await?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&view)?);
+            } else {
+                let s = &view.summary;
+                println!("{}\nFrom: {}   {}   {}", s.title, s.sender_name, s.created_at, format!("{:?}", s.status).to_lowercase());
+                if let Some(e) = &s.error {
+                    println!("\n⚠ {e}");
+                }
+                println!("\n{}", view.body_markdown);
+                for f in &view.fields {
+                    let opts: Vec<_> = f.options.iter().map(|o| o.value.as_str()).collect();
+                    println!("[field] {}{}: {} ({:?}{})", f.id, if f.required { "*" } else { "" }, f.label, f.kind, if opts.is_empty() { String::new() } else { format!(": {}", opts.join(", ")) });
+                }
+                for a in &view.actions {
+                    println!("[action] {}: {}", a.id, a.label);
+                }
+                if let Some(a) = &view.answer {
+                    println!("\nAnswered {}: {}{}", a.answered_at, a.action_id.as_deref().map(|x| format!("action {x} ")).unwrap_or_default(), a.values_json);
+                }
+            }
+        }
+        InboxCommand::Answer { dir, id, action, json } => {
+            if action.is_none() && json.is_none() {
+                bail!("pass --action ID or --json '{{...}}'");
+            }
+            let core = ready(&dir)?;
+            core.sync_once().await?;
+            let view = core.answer(&id, AnswerInput { action_id: action, values_json: json }).await?;
+            println!("Answered: {}", view.summary.title);
+        }
+    }
+    Ok(exit::OK.into())
+}

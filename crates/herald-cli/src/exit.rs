@@ -1,0 +1,11 @@
+//! Exit codes (docs/cli.md): scripts branch on these.
+
+/// Success; for `ask`/`wait`: the request was answered (the answer is on stdout).
+pub const OK: u8 = 0;
+/// An error: bad input, refused by the relay, network, verification failure.
+pub const ERROR: u8 = 1;
+/// `ask`/`wait`: the request expired or was cancelled without an answer.
+pub const CLOSED: u8 = 2;
+/// `ask`/`wait`: the client's own `--timeout` passed; the request is still answerable and
+/// `herald wait <id>` resumes.
+pub const TIMED_OUT: u8 = 3;

@@ -1,0 +1,53 @@
+//! `herald`: the agent's command line (send, ask, wait) and a headless device (device init,
+//! connection create, inbox). See docs/cli.md for every command and the exit codes.
+
+mod args;
+mod config;
+mod content;
+mod device;
+mod exit;
+mod send;
+
+use clap::Parser;
+
+use crate::args::{Cli, Command};
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("HERALD_LOG")
+                .unwrap_or_else(|_| "warn".into()),
+        )
+        .init();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("herald: cannot start: {e}");
+            return exit::ERROR.into();
+        }
+    };
+    let result = runtime.block_on(async move {
+        match cli.command {
+            Command::Send(a) => send::send(a).await,
+            Command::Ask(a) => send::ask(a).await,
+            Command::Wait(a) => send::wait(a).await,
+            Command::Device(a) => device::device(a).await,
+            Command::Whoami(a) => device::whoami(a).await,
+            Command::Connection(a) => device::connection(a).await,
+            Command::Inbox(a) => device::inbox(a).await,
+        }
+    });
+    match result {
+        Ok(code) => code.into(),
+        Err(e) => {
+            eprintln!("herald: {e:#}");
+            exit::ERROR.into()
+        }
+    }
+}

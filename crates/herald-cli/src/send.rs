@@ -1,0 +1,85 @@
+//! `herald send`, `herald ask`, `herald wait`: the agent side, as a connection.
+
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use herald_client::agent::{AgentClient, SendOptions, WaitOutcome};
+use herald_protocol::wire::MAX_EXPIRES_IN_SECS;
+use herald_protocol::MessageId;
+use serde_json::json;
+
+use crate::args::{AgentArgs, AskArgs, SendArgs, WaitArgs};
+use crate::{config, content, exit};
+
+fn client(args: &AgentArgs) -> Result<AgentClient> {
+    Ok(AgentClient::new(&config::relay_url(args)?, config::token(args)?)?)
+}
+
+fn options(args: &crate::args::ContentArgs) -> Result<SendOptions> {
+    let reply_to = match &args.reply_to {
+        Some(id) => Some(MessageId::parse(id).with_context(|| format!("--reply-to {id:?} is not a message id (msg_…)"))?),
+        None => None,
+    };
+    Ok(SendOptions { idempotency_key: args.idempotency_key.clone(), expires_in: None, reply_to })
+}
+
+fn print_json(value: &serde_json::Value) {
+    println!("{}", serde_json::to_string_pretty(value).unwrap_or_default());
+}
+
+/// `herald send`: prints `{id, revision, status, createdAt}`.
+pub async fn send(args: SendArgs) -> Result<ExitCode> {
+    let message = content::base(&args.content)?;
+    let record = client(&args.agent)?.send(&message, options(&args.content)?).await?;
+    print_json(&json!({"id": record.id, "revision": record.revision, "status": record.status, "createdAt": record.created_at}));
+    Ok(exit::OK.into())
+}
+
+/// `herald ask`: sends a request and waits; prints the answer (exit 0), or the closed status
+/// (exit 2), or the id to resume with `herald wait` (exit 3).
+pub async fn ask(args: AskArgs) -> Result<ExitCode> {
+    let mut message = content::base(&args.content)?;
+    message.actions = args.actions.iter().map(|a| content::action(a)).collect::<Result<_>>()?;
+    message.fields = args.fields.iter().map(|f| content::field(f)).collect::<Result<_>>()?;
+    if !message.expects_answer() {
+        anyhow::bail!("a request needs at least one --action or --field (use `herald send` for a message)");
+    }
+    let mut opts = options(&args.content)?;
+    if let Some(deadline) = &args.deadline {
+        let secs = config::parse_duration(deadline)?.as_secs();
+        if secs == 0 || secs > MAX_EXPIRES_IN_SECS {
+            anyhow::bail!("--deadline must be between 1s and 24h");
+        }
+        opts.expires_in = Some(secs);
+    }
+    let timeout = args.timeout.as_deref().map(config::parse_duration).transpose()?;
+    let client = client(&args.agent)?;
+    let record = client.send(&message, opts).await?;
+    eprintln!("herald: sent {} — waiting for an answer", record.id);
+    finish(&client, &record.id, timeout).await
+}
+
+/// `herald wait ID`: resumes waiting for a request's answer.
+pub async fn wait(args: WaitArgs) -> Result<ExitCode> {
+    let id = MessageId::parse(&args.id).with_context(|| format!("{:?} is not a message id (msg_…)", args.id))?;
+    let timeout = args.timeout.as_deref().map(config::parse_duration).transpose()?;
+    finish(&client(&args.agent)?, &id, timeout).await
+}
+
+async fn finish(client: &AgentClient, id: &MessageId, timeout: Option<std::time::Duration>) -> Result<ExitCode> {
+    match client.wait(id, timeout).await? {
+        WaitOutcome::Answered(answer) => {
+            print_json(&serde_json::to_value(&answer)?);
+            Ok(exit::OK.into())
+        }
+        WaitOutcome::Closed(status) => {
+            print_json(&json!({"id": id, "status": status}));
+            Ok(exit::CLOSED.into())
+        }
+        WaitOutcome::TimedOut => {
+            print_json(&json!({"id": id, "status": "pending", "timedOut": true}));
+            eprintln!("herald: stopped waiting; the request is still open. Resume with: herald wait {id}");
+            Ok(exit::TIMED_OUT.into())
+        }
+    }
+}

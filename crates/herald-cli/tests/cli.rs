@@ -1,0 +1,254 @@
+//! The `herald` binary against a real relay on 127.0.0.1:0 (real SQLite, websockets and
+//! crypto): a headless device creates the account and a connection, an agent asks, the device
+//! answers from the terminal, and `herald ask` prints the answer.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command as StdCommand, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use assert_cmd::cargo::CommandCargoExt;
+
+/// A relay on its own runtime thread, stopped when dropped.
+struct Relay {
+    url: String,
+    dir: tempfile::TempDir,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Relay {
+    fn start() -> Relay {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let data_dir = dir.path().to_path_buf();
+        let (url_tx, url_rx) = std::sync::mpsc::channel();
+        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let rt = tokio::runtime::Runtime::new().expect("runtime");
+            rt.block_on(async move {
+                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+                let relay = herald_relay::spawn(
+                    herald_relay::RelayConfig { data_dir, public_url: None },
+                    listener,
+                )
+                .await
+                .expect("relay starts");
+                url_tx.send(relay.url()).expect("send url");
+                let _ = stop_rx.await;
+                relay.shutdown().await;
+            });
+        });
+        let url = url_rx.recv_timeout(Duration::from_secs(30)).expect("relay reported its URL");
+        Relay { url, dir, stop: Some(stop_tx), thread: Some(thread) }
+    }
+
+    fn db_path(&self) -> PathBuf {
+        self.dir.path().join("relay.db")
+    }
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn herald(home: &Path) -> StdCommand {
+    let mut cmd = StdCommand::cargo_bin("herald").expect("herald binary built");
+    cmd.env_remove("HERALD_TOKEN")
+        .env_remove("HERALD_URL")
+        .env("HERALD_HOME", home)
+        .env("HOME", home)
+        .env("XDG_DATA_HOME", home.join("xdg-data"))
+        .env("XDG_CONFIG_HOME", home.join("xdg-config"))
+        .stdin(Stdio::null());
+    cmd
+}
+
+fn run(cmd: &mut StdCommand) -> Output {
+    cmd.output().expect("herald runs")
+}
+
+fn ok_stdout(cmd: &mut StdCommand) -> String {
+    let out = run(cmd);
+    assert!(
+        out.status.success(),
+        "command failed: {}\nstdout: {}\nstderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8 stdout")
+}
+
+/// A device account plus one connection token.
+struct Setup {
+    relay: Relay,
+    home: tempfile::TempDir,
+    token: String,
+}
+
+fn setup() -> Setup {
+    let relay = Relay::start();
+    let home = tempfile::tempdir().expect("home");
+    let init = ok_stdout(herald(home.path()).args(["device", "init", "--relay", &relay.url, "--name", "test-box"]));
+    assert!(init.contains("Safety code:"), "init prints the safety code: {init}");
+    assert!(init.contains("Recovery key:"), "init prints the recovery key: {init}");
+    let token = ok_stdout(herald(home.path()).args(["connection", "create", "--name", "ci-bot"]))
+        .trim()
+        .to_owned();
+    assert!(token.starts_with("hdr_") && token.split('.').count() == 3, "token has three parts");
+    Setup { relay, home, token }
+}
+
+fn agent(s: &Setup) -> StdCommand {
+    let mut cmd = herald(s.home.path());
+    cmd.env("HERALD_URL", &s.relay.url).env("HERALD_TOKEN", &s.token);
+    cmd
+}
+
+fn inbox_list(s: &Setup) -> Vec<serde_json::Value> {
+    let out = ok_stdout(herald(s.home.path()).args(["inbox", "list", "--json"]));
+    serde_json::from_str(&out).expect("inbox list --json is JSON")
+}
+
+/// Polls the inbox until a message titled `title` appears (bounded).
+fn wait_for_title(s: &Setup, title: &str) -> serde_json::Value {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(m) = inbox_list(s).into_iter().find(|m| m["title"] == title) {
+            return m;
+        }
+        assert!(Instant::now() < deadline, "{title:?} never reached the inbox");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn finish(child: Child) -> Output {
+    child.wait_with_output().expect("child finishes")
+}
+
+#[test]
+fn ask_is_answered_from_the_terminal_device_and_printed_as_json() {
+    let s = setup();
+    let child = agent(&s)
+        .args(["ask", "--title", "Deploy v1.2?", "--body", "Staging is **green**.", "--action", "approve:Approve", "--action", "reject:Reject"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ask starts");
+    let message = wait_for_title(&s, "Deploy v1.2?");
+    assert_eq!(message["status"], "pending", "a request starts pending");
+    assert_eq!(message["senderName"], "ci-bot", "sender is the verified connection name");
+    let id = message["id"].as_str().expect("id").to_owned();
+
+    let shown = ok_stdout(herald(s.home.path()).args(["inbox", "show", &id]));
+    assert!(shown.contains("Staging is **green**."), "show prints the decrypted body: {shown}");
+    assert!(shown.contains("[action] approve: Approve"), "show lists actions: {shown}");
+
+    ok_stdout(herald(s.home.path()).args(["inbox", "answer", &id, "--action", "approve"]));
+    let out = finish(child);
+    assert_eq!(out.status.code(), Some(0), "ask exits 0 when answered; stderr: {}", String::from_utf8_lossy(&out.stderr));
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).expect("ask prints JSON");
+    assert_eq!(answer["actionId"], "approve", "the tapped action comes back");
+    assert_eq!(answer["status"], "answered", "status answered");
+    assert_eq!(answer["id"], id.as_str(), "same request");
+
+    let again = run(herald(s.home.path()).args(["inbox", "answer", &id, "--action", "reject"]));
+    assert_eq!(again.status.code(), Some(1), "a second answer fails");
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already_answered"), "with its own code: {}", String::from_utf8_lossy(&again.stderr));
+
+    let db = std::fs::read(s.relay.db_path()).expect("relay db readable");
+    let wal = std::fs::read(s.relay.dir.path().join("relay.db-wal")).unwrap_or_default();
+    for needle in ["Deploy v1.2?", "Staging is", "approve:Approve", "Approve"] {
+        for bytes in [&db, &wal] {
+            assert!(
+                !bytes.windows(needle.len()).any(|w| w == needle.as_bytes()),
+                "the relay database must not contain plaintext {needle:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn form_answers_are_validated_before_sealing() {
+    let s = setup();
+    let child = agent(&s)
+        .args(["ask", "--title", "Where to?", "--field", "env!:choice:Environment:prod,staging", "--field", "why:text:Why"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ask starts");
+    let id = wait_for_title(&s, "Where to?")["id"].as_str().unwrap().to_owned();
+    let bad = run(herald(s.home.path()).args(["inbox", "answer", &id, "--json", r#"{"env":"moon"}"#]));
+    assert_eq!(bad.status.code(), Some(1), "an invalid answer is refused locally");
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("env"), "the error names the field");
+    ok_stdout(herald(s.home.path()).args(["inbox", "answer", &id, "--json", r#"{"env":"prod","why":"ship it"}"#]));
+    let out = finish(child);
+    assert_eq!(out.status.code(), Some(0), "answered");
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["values"]["env"], "prod", "field value comes back");
+    assert_eq!(answer["values"]["why"], "ship it", "text value comes back");
+}
+
+#[test]
+fn send_delivers_and_a_request_expires_by_the_relay_clock() {
+    let s = setup();
+    let sent: serde_json::Value = serde_json::from_str(&ok_stdout(agent(&s).args(["send", "--title", "Build done"]))).unwrap();
+    assert_eq!(sent["status"], "delivered", "a message without a question is delivered");
+
+    let out = run(agent(&s).args(["ask", "--title", "Quick?", "--action", "yes:Yes", "--deadline", "1s"]));
+    assert_eq!(out.status.code(), Some(2), "expired request exits 2; stderr: {}", String::from_utf8_lossy(&out.stderr));
+    let body: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(body["status"], "expired", "prints the closed status");
+
+    let out = run(agent(&s).args(["ask", "--title", "Later", "--action", "yes:Yes", "--timeout", "1s"]));
+    assert_eq!(out.status.code(), Some(3), "client timeout exits 3");
+    let body: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let id = body["id"].as_str().expect("prints the id to resume").to_owned();
+    let waiter = agent(&s).args(["wait", &id]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    wait_for_title(&s, "Later");
+    ok_stdout(herald(s.home.path()).args(["inbox", "answer", &id, "--action", "yes"]));
+    let out = finish(waiter);
+    assert_eq!(out.status.code(), Some(0), "herald wait resumes and gets the answer");
+}
+
+#[test]
+fn tokens_are_checked_before_anything_is_sent() {
+    let s = setup();
+    // Wrong fingerprint pin: the relay's keys do not match → abort before encrypting.
+    let mut parts: Vec<String> = s.token.split('.').map(str::to_owned).collect();
+    let fp = parts[2].clone();
+    let flipped = if fp.starts_with('A') { format!("B{}", &fp[1..]) } else { format!("A{}", &fp[1..]) };
+    parts[2] = flipped;
+    let out = run(herald(s.home.path()).env("HERALD_URL", &s.relay.url).env("HERALD_TOKEN", parts.join(".")).args(["send", "--title", "x"]));
+    assert_eq!(out.status.code(), Some(1), "pin mismatch aborts");
+    assert!(inbox_list(&s).is_empty(), "nothing was sent with a mismatched pin");
+
+    // A token file readable by others is refused.
+    let file = s.home.path().join("token");
+    std::fs::write(&file, &s.token).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let out = run(herald(s.home.path()).env("HERALD_URL", &s.relay.url).args(["send", "--title", "x", "--token-file"]).arg(&file));
+        assert_eq!(out.status.code(), Some(1), "0644 token file refused");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("chmod 600"), "says how to fix it");
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+        ok_stdout(herald(s.home.path()).env("HERALD_URL", &s.relay.url).args(["send", "--title", "x", "--token-file"]).arg(&file));
+    }
+
+    // Content limits are enforced before sealing, naming the field.
+    let long = "t".repeat(181);
+    let out = run(agent(&s).args(["send", "--title", &long]));
+    assert_eq!(out.status.code(), Some(1), "181-character title refused");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("title"), "names the field");
+    // The token never appears in output or errors.
+    let secret_part = s.token.split('.').nth(1).unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains(secret_part), "no seed in errors");
+}

@@ -1,0 +1,229 @@
+//! The agent side (the Rust SDK the `herald` CLI is built on): send messages and requests as a
+//! connection, and wait for answers.
+//!
+//! Before it encrypts anything the client fetches `GET /keys` and verifies it against the
+//! fingerprint pinned in its token (docs/protocol.md, "Connections"), so a relay that swaps the
+//! account key is caught. Content is validated before sealing; messages are sealed to the
+//! account encryption key and to this connection's own key, and signed by the connection.
+
+use std::time::Duration;
+
+use herald_crypto::{ConnectionKeys, ConnectionToken, Directory, SealParams};
+use herald_protocol::content::{AnswerContent, MessageContent};
+use herald_protocol::envelope::EnvelopeKind;
+use herald_protocol::wire::{MessageRecord, MessageStatus, SendMessageRequest};
+use herald_protocol::{ConnectionId, MessageId};
+use serde::Serialize;
+use tokio::sync::OnceCell;
+
+use crate::http::RelayHttp;
+use crate::ws::SyncSocket;
+use crate::{Error, Result};
+
+/// Options of [`AgentClient::send`].
+#[derive(Debug, Clone, Default)]
+pub struct SendOptions {
+    /// Idempotency-Key; generated when `None`. Pass your own to survive restarts.
+    pub idempotency_key: Option<String>,
+    /// Deadline in seconds from the relay's receipt (1 ..= 86,400); requests only.
+    pub expires_in: Option<u64>,
+    /// Continue the conversation of this message.
+    pub reply_to: Option<MessageId>,
+}
+
+/// A decrypted, verified answer, as `herald ask` prints it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AnswerOutput {
+    /// The request's id.
+    pub id: MessageId,
+    /// Always `answered`.
+    pub status: MessageStatus,
+    /// The action tapped, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub action_id: Option<String>,
+    /// Field id → value.
+    pub values: serde_json::Map<String, serde_json::Value>,
+    /// RFC 3339, the relay's clock.
+    pub answered_at: String,
+    /// Name of the device that answered.
+    pub answered_by: String,
+}
+
+/// How a wait ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WaitOutcome {
+    Answered(AnswerOutput),
+    /// The request closed without an answer (expired or cancelled).
+    Closed(MessageStatus),
+    /// The client's own wait timeout passed; the request is still answerable.
+    TimedOut,
+}
+
+/// A connection's client: one token, one relay.
+pub struct AgentClient {
+    http: RelayHttp,
+    token: ConnectionToken,
+    keys: ConnectionKeys,
+    directory: OnceCell<(Directory, ConnectionId)>,
+}
+
+impl AgentClient {
+    /// A client for `relay_url` with a parsed connection token. Does not touch the network.
+    pub fn new(relay_url: &str, token: ConnectionToken) -> Result<AgentClient> {
+        let http = RelayHttp::new(relay_url)?.with_bearer(&token.bearer);
+        let keys = ConnectionKeys::from_seed(&token.seed);
+        Ok(AgentClient {
+            http,
+            token,
+            keys,
+            directory: OnceCell::new(),
+        })
+    }
+
+    /// The verified key directory and this connection's id (fetched once).
+    async fn directory(&self) -> Result<&(Directory, ConnectionId)> {
+        self.directory
+            .get_or_try_init(|| async {
+                let keys = self.http.keys().await?;
+                let directory = Directory::verify(&keys, &self.token.fingerprint_prefix)?;
+                let id = directory.connection_for_keys(&self.keys).map(|c| c.id.clone()).ok_or_else(|| {
+                    Error::Protocol(
+                        "this token's keys are not certified by the account (was the connection revoked?)".into(),
+                    )
+                })?;
+                Ok((directory, id))
+            })
+            .await
+    }
+
+    /// Validates, seals and posts a message or request; returns the relay's record.
+    pub async fn send(&self, content: &MessageContent, options: SendOptions) -> Result<MessageRecord> {
+        content.validate().map_err(Error::Validation)?;
+        let (directory, connection_id) = self.directory().await?;
+        let id = herald_crypto::new_message_id();
+        let created_at = now_rfc3339();
+        let recipients = [directory.current_account_recipient(), self.keys.recipient()];
+        let plaintext = serde_json::to_vec(content).map_err(|e| Error::Protocol(e.to_string()))?;
+        let envelope = herald_crypto::seal(
+            &SealParams {
+                kind: EnvelopeKind::Message,
+                account_id: directory.account_id(),
+                message_id: &id,
+                created_at: &created_at,
+                recipients: &recipients,
+            },
+            &plaintext,
+            &self.keys.signer(connection_id),
+        )?;
+        let expects_answer = content.expects_answer();
+        let request = SendMessageRequest {
+            id,
+            kind: "message".into(),
+            expects_answer,
+            expires_at: None,
+            expires_in: if expects_answer { options.expires_in } else { None },
+            reply_to: options.reply_to,
+            envelope,
+        };
+        let key = options
+            .idempotency_key
+            .unwrap_or_else(|| herald_crypto::new_bearer("idk_"));
+        self.http.send_message(&key, &request).await
+    }
+
+    /// Fetches a request and, when answered, opens and verifies its answer.
+    pub async fn check(&self, id: &MessageId) -> Result<Option<WaitOutcome>> {
+        let record = self.http.message(id).await?;
+        match record.status {
+            MessageStatus::Answered => Ok(Some(WaitOutcome::Answered(self.open_answer(&record).await?))),
+            MessageStatus::Expired | MessageStatus::Cancelled => {
+                Ok(Some(WaitOutcome::Closed(record.status)))
+            }
+            MessageStatus::Delivered => Err(Error::InvalidInput(format!(
+                "{id} is a message, not a request: there is nothing to wait for"
+            ))),
+            MessageStatus::Pending => Ok(None),
+        }
+    }
+
+    async fn open_answer(&self, record: &MessageRecord) -> Result<AnswerOutput> {
+        let answer = record
+            .answer
+            .as_ref()
+            .ok_or_else(|| Error::Protocol("answered record without an answer".into()))?;
+        let (directory, _) = self.directory().await?;
+        let secret = self.keys.recipient_secret();
+        let opened = match herald_crypto::open(&answer.envelope, directory, &[&secret]) {
+            // The answering device may be newer than our directory: refresh once.
+            Err(herald_crypto::Error::UnknownSender) => {
+                let keys = self.http.keys().await?;
+                let fresh = Directory::verify(&keys, &self.token.fingerprint_prefix)?;
+                herald_crypto::open(&answer.envelope, &fresh, &[&secret])?
+            }
+            other => other?,
+        };
+        let (header, plaintext) = opened;
+        if header.kind != EnvelopeKind::Answer || header.message_id != record.id {
+            return Err(Error::Protocol("answer envelope does not belong to this request".into()));
+        }
+        let content: AnswerContent = serde_json::from_slice(&plaintext)
+            .map_err(|e| Error::Protocol(format!("answer content: {e}")))?;
+        let answered_by = directory
+            .sender_name(&header.sender)
+            .unwrap_or_else(|| "a device".into());
+        Ok(AnswerOutput {
+            id: record.id.clone(),
+            status: MessageStatus::Answered,
+            action_id: content.action_id,
+            values: content.values,
+            answered_at: answer.answered_at.clone(),
+            answered_by,
+        })
+    }
+
+    /// Waits for the request to be answered, expire or be cancelled, or for `timeout` to pass
+    /// (the request stays answerable; call again to resume). Holds the live-update socket and
+    /// re-checks on every nudge and reconnect.
+    pub async fn wait(&self, id: &MessageId, timeout: Option<Duration>) -> Result<WaitOutcome> {
+        let work = self.wait_forever(id);
+        match timeout {
+            Some(t) => tokio::time::timeout(t, work).await.unwrap_or(Ok(WaitOutcome::TimedOut)),
+            None => work.await,
+        }
+    }
+
+    async fn wait_forever(&self, id: &MessageId) -> Result<WaitOutcome> {
+        let mut backoff = crate::backoff::Backoff::default();
+        loop {
+            match SyncSocket::connect(&self.http).await {
+                Ok(mut socket) => {
+                    backoff.reset();
+                    // Check after connecting, so nothing between check and subscribe is missed.
+                    if let Some(done) = self.check(id).await? {
+                        socket.close().await;
+                        return Ok(done);
+                    }
+                    loop {
+                        match socket.next_sync().await {
+                            Ok(Some(_)) => {
+                                if let Some(done) = self.check(id).await? {
+                                    socket.close().await;
+                                    return Ok(done);
+                                }
+                            }
+                            Ok(None) | Err(_) => break,
+                        }
+                    }
+                }
+                Err(e) if crate::http::is_transient(&e) => {}
+                Err(e) => return Err(e),
+            }
+            tokio::time::sleep(backoff.next_delay()).await;
+        }
+    }
+}
+
+pub(crate) fn now_rfc3339() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}

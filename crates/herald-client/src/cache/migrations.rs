@@ -1,0 +1,49 @@
+//! Numbered cache migrations, applied in a transaction by rusqlite_migration. Never edit one
+//! that has landed: add the next.
+
+use rusqlite::Connection;
+use rusqlite_migration::{Migrations, M};
+
+use crate::{Error, Result};
+
+const MIGRATIONS: &[M<'static>] = &[M::up(
+    "CREATE TABLE sync_state (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        cursor INTEGER NOT NULL
+    );
+    INSERT INTO sync_state (id, cursor) VALUES (1, 0);
+    CREATE TABLE messages (
+        id TEXT PRIMARY KEY,
+        revision INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        expects_answer INTEGER NOT NULL,
+        sender_name TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        expires_at TEXT,
+        sealed_title BLOB,
+        sealed_content BLOB,
+        sealed_answer BLOB,
+        answered_at TEXT,
+        error TEXT,
+        unread INTEGER NOT NULL DEFAULT 1
+    );
+    CREATE INDEX messages_by_created ON messages (created_at DESC, id);",
+)];
+
+/// Brings the database to the latest schema.
+pub fn apply(c: &mut Connection) -> Result<()> {
+    Migrations::from_slice(MIGRATIONS)
+        .to_latest(c)
+        .map_err(|e| Error::Storage(format!("cache migration: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn migrations_are_valid() {
+        assert!(
+            rusqlite_migration::Migrations::from_slice(super::MIGRATIONS).validate().is_ok(),
+            "every migration applies to an empty database"
+        );
+    }
+}

@@ -1,0 +1,132 @@
+//! The device's SQLite cache: synced records and the cursor, written by ONE writer connection
+//! in one transaction per page (records and cursor together, so the cursor never runs past a
+//! record that was not stored), read through a separate reader connection so the UI never
+//! waits on the sync writer (WAL). Decrypted content is stored sealed under the local key.
+//!
+//! All methods are blocking; async callers go through `tokio::task::spawn_blocking`.
+
+mod migrations;
+mod rows;
+
+use std::path::Path;
+use std::sync::Mutex;
+
+use herald_protocol::Revision;
+use rusqlite::{params, Connection, OptionalExtension};
+
+pub use rows::{CachedMessage, StoredRecord};
+
+use crate::{Error, Result};
+
+/// File name of the cache database in the data dir.
+pub const CACHE_FILE: &str = "cache.db";
+
+/// The cache: one writer, one reader.
+pub struct Cache {
+    writer: Mutex<Connection>,
+    reader: Mutex<Connection>,
+}
+
+fn lock(m: &Mutex<Connection>) -> std::sync::MutexGuard<'_, Connection> {
+    // A panic while holding the lock leaves SQLite consistent (transactions roll back).
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Cache {
+    /// Opens (creating and migrating) the cache at `<data_dir>/cache.db`. A file that is not
+    /// a valid database is moved aside and rebuilt from the relay (keys are elsewhere, so
+    /// nothing is lost).
+    pub fn open(data_dir: &Path) -> Result<Cache> {
+        let path = data_dir.join(CACHE_FILE);
+        let writer = match open_writer(&path) {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::warn!(error = %e, "cache database unreadable; rebuilding from the relay");
+                let aside = data_dir.join(format!("{CACHE_FILE}.corrupt"));
+                let _ = std::fs::rename(&path, aside);
+                for suffix in ["-wal", "-shm"] {
+                    let _ = std::fs::remove_file(data_dir.join(format!("{CACHE_FILE}{suffix}")));
+                }
+                open_writer(&path)?
+            }
+        };
+        let reader = Connection::open(&path)?;
+        reader.busy_timeout(std::time::Duration::from_secs(5))?;
+        Ok(Cache { writer: Mutex::new(writer), reader: Mutex::new(reader) })
+    }
+
+    /// The highest revision stored.
+    pub fn cursor(&self) -> Result<Revision> {
+        let c = lock(&self.reader);
+        let v: i64 = c.query_row("SELECT cursor FROM sync_state WHERE id = 1", [], |r| r.get(0))?;
+        Ok(Revision(v as u64))
+    }
+
+    /// Stores a page of records and the new cursor in one transaction. Returns, per record,
+    /// whether it was new to this cache. A record older than the stored one is ignored.
+    pub fn store_page(&self, records: &[StoredRecord], cursor: Revision) -> Result<Vec<bool>> {
+        let mut c = lock(&self.writer);
+        let tx = c.transaction()?;
+        let mut fresh = Vec::with_capacity(records.len());
+        for r in records {
+            let existing: Option<i64> = tx
+                .query_row("SELECT revision FROM messages WHERE id = ?1", [r.id.as_str()], |row| row.get(0))
+                .optional()?;
+            fresh.push(existing.is_none());
+            if existing.is_some_and(|rev| rev as u64 >= r.revision.0) {
+                continue;
+            }
+            rows::upsert(&tx, r)?;
+        }
+        tx.execute(
+            "UPDATE sync_state SET cursor = MAX(cursor, ?1) WHERE id = 1",
+            params![cursor.0 as i64],
+        )?;
+        tx.commit()?;
+        Ok(fresh)
+    }
+
+    /// Stores one record outside the feed (e.g. the answer response), keeping the cursor.
+    pub fn store_record(&self, record: &StoredRecord) -> Result<()> {
+        let c = lock(&self.writer);
+        let existing: Option<i64> = c
+            .query_row("SELECT revision FROM messages WHERE id = ?1", [record.id.as_str()], |row| row.get(0))
+            .optional()?;
+        if existing.is_some_and(|rev| rev as u64 >= record.revision.0) {
+            return Ok(());
+        }
+        rows::upsert(&c, record)
+    }
+
+    /// All messages, newest first.
+    pub fn list(&self) -> Result<Vec<CachedMessage>> {
+        rows::list(&lock(&self.reader))
+    }
+
+    /// One message.
+    pub fn get(&self, id: &str) -> Result<CachedMessage> {
+        rows::get(&lock(&self.reader), id)?.ok_or_else(|| Error::NotFound(id.to_owned()))
+    }
+
+    /// Marks a message read.
+    pub fn mark_read(&self, id: &str) -> Result<bool> {
+        let n = lock(&self.writer).execute("UPDATE messages SET unread = 0 WHERE id = ?1 AND unread = 1", [id])?;
+        Ok(n > 0)
+    }
+}
+
+fn open_writer(path: &Path) -> Result<Connection> {
+    let mut c = Connection::open(path)?;
+    c.busy_timeout(std::time::Duration::from_secs(5))?;
+    c.pragma_update(None, "journal_mode", "WAL")?;
+    c.pragma_update(None, "synchronous", "NORMAL")?;
+    let check: String = c.query_row("PRAGMA quick_check", [], |r| r.get(0))?;
+    if check != "ok" {
+        return Err(Error::Storage(format!("cache integrity check failed: {check}")));
+    }
+    migrations::apply(&mut c)?;
+    Ok(c)
+}
+
+#[cfg(test)]
+mod tests;

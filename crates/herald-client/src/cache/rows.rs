@@ -1,0 +1,109 @@
+//! The `messages` table: one row per message, holding relay metadata in the clear (the relay
+//! sees it too) and everything decrypted sealed under the local key.
+
+use herald_protocol::wire::MessageStatus;
+use herald_protocol::Revision;
+use rusqlite::{params, Connection, OptionalExtension, Row};
+
+use crate::{Error, Result};
+
+/// A record ready to store: metadata plus sealed blobs (sealing happens before the cache).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredRecord {
+    pub id: String,
+    pub revision: Revision,
+    pub status: MessageStatus,
+    pub expects_answer: bool,
+    pub sender_name: String,
+    pub created_at: String,
+    pub expires_at: Option<String>,
+    pub sealed_title: Option<Vec<u8>>,
+    pub sealed_content: Option<Vec<u8>>,
+    pub sealed_answer: Option<Vec<u8>>,
+    pub answered_at: Option<String>,
+    /// Why the message could not be verified, opened or validated.
+    pub error: Option<String>,
+}
+
+/// A stored record as read back, with this device's read state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CachedMessage {
+    pub record: StoredRecord,
+    pub unread: bool,
+}
+
+pub(super) fn upsert(c: &Connection, r: &StoredRecord) -> Result<()> {
+    c.execute(
+        "INSERT INTO messages (id, revision, status, expects_answer, sender_name, created_at,
+             expires_at, sealed_title, sealed_content, sealed_answer, answered_at, error)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+         ON CONFLICT(id) DO UPDATE SET
+             revision = excluded.revision, status = excluded.status,
+             expects_answer = excluded.expects_answer, sender_name = excluded.sender_name,
+             created_at = excluded.created_at, expires_at = excluded.expires_at,
+             sealed_title = excluded.sealed_title, sealed_content = excluded.sealed_content,
+             sealed_answer = excluded.sealed_answer, answered_at = excluded.answered_at,
+             error = excluded.error",
+        params![
+            r.id,
+            r.revision.0 as i64,
+            r.status.as_str(),
+            r.expects_answer,
+            r.sender_name,
+            r.created_at,
+            r.expires_at,
+            r.sealed_title,
+            r.sealed_content,
+            r.sealed_answer,
+            r.answered_at,
+            r.error,
+        ],
+    )?;
+    Ok(())
+}
+
+const COLUMNS: &str = "id, revision, status, expects_answer, sender_name, created_at, expires_at,
+    sealed_title, sealed_content, sealed_answer, answered_at, error, unread";
+
+fn from_row(row: &Row<'_>) -> rusqlite::Result<(CachedMessage, String)> {
+    let status: String = row.get(2)?;
+    Ok((
+        CachedMessage {
+            record: StoredRecord {
+                id: row.get(0)?,
+                revision: Revision(row.get::<_, i64>(1)? as u64),
+                status: MessageStatus::Pending,
+                expects_answer: row.get(3)?,
+                sender_name: row.get(4)?,
+                created_at: row.get(5)?,
+                expires_at: row.get(6)?,
+                sealed_title: row.get(7)?,
+                sealed_content: row.get(8)?,
+                sealed_answer: row.get(9)?,
+                answered_at: row.get(10)?,
+                error: row.get(11)?,
+            },
+            unread: row.get(12)?,
+        },
+        status,
+    ))
+}
+
+fn finish((mut m, status): (CachedMessage, String)) -> Result<CachedMessage> {
+    m.record.status = MessageStatus::parse(&status)
+        .ok_or_else(|| Error::Storage(format!("unknown status {status:?} in cache")))?;
+    Ok(m)
+}
+
+pub(super) fn list(c: &Connection) -> Result<Vec<CachedMessage>> {
+    let mut stmt = c.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM messages ORDER BY created_at DESC, id DESC"
+    ))?;
+    let rows = stmt.query_map([], from_row)?;
+    rows.map(|r| finish(r?)).collect()
+}
+
+pub(super) fn get(c: &Connection, id: &str) -> Result<Option<CachedMessage>> {
+    let mut stmt = c.prepare_cached(&format!("SELECT {COLUMNS} FROM messages WHERE id = ?1"))?;
+    stmt.query_row([id], from_row).optional()?.map(finish).transpose()
+}

@@ -1,0 +1,78 @@
+//! The demo agent behind the README's first command: after onboarding, the app creates a
+//! "Demo agent" connection and sends a few real requests through the relay with the same
+//! agent client the CLI uses (real crypto, real HTTP). Nothing here is faked; it only saves
+//! the person from typing `herald ask` to see a populated inbox.
+
+use std::time::Duration;
+
+use herald_crypto::ConnectionToken;
+use herald_protocol::content::MessageContent;
+use serde_json::json;
+
+use crate::agent::{AgentClient, SendOptions};
+use crate::{Core, Result};
+
+/// Name of the demo connection.
+pub const DEMO_CONNECTION_NAME: &str = "Demo agent";
+
+/// The demo's messages, in sending order.
+pub fn demo_messages() -> Vec<MessageContent> {
+    let items = [
+        json!({
+            "title": "Nightly build finished",
+            "body": "All **412** tests passed in 6m 12s.\n\n| target | status |\n|---|---|\n| linux-x86_64 | ✅ |\n| macos-arm64 | ✅ |\n| windows-x86_64 | ✅ |"
+        }),
+        json!({
+            "title": "Which database should the analytics service use?",
+            "body": "I compared the options against our expected load (~2k writes/s, ad-hoc queries).",
+            "fields": [
+                {"id": "database", "label": "Database", "type": "choice", "required": true, "options": [
+                    {"value": "postgres", "label": "PostgreSQL", "description": "One system to run; good enough up to ~5k writes/s."},
+                    {"value": "clickhouse", "label": "ClickHouse", "description": "Fast analytics; another system to operate."}
+                ]},
+                {"id": "notes", "label": "Anything I should know?", "type": "textarea"}
+            ]
+        }),
+        json!({
+            "title": "Deploy v1.2 to production?",
+            "body": "The release branch passed CI and staging has been healthy for 24 h.\n\n```python\ndef rollout(percent):\n    return canary(percent, region=\"eu-west-1\")\n```\n\nRoll-out is staged: 5% → 50% → 100%.",
+            "actions": [
+                {"id": "approve", "label": "Approve", "values": {}},
+                {"id": "reject", "label": "Reject", "values": {}}
+            ]
+        }),
+    ];
+    items
+        .into_iter()
+        .map(|v| serde_json::from_value(v).expect("demo content is valid"))
+        .collect()
+}
+
+/// Creates the demo connection and sends the demo messages (requests expire after 24 h).
+/// Returns the number sent.
+pub async fn run_demo(core: &Core) -> Result<usize> {
+    let connection = core.create_connection(DEMO_CONNECTION_NAME).await?;
+    let token = ConnectionToken::parse(&connection.token)?;
+    let agent = AgentClient::new(&connection.relay_url, token)?;
+    let messages = demo_messages();
+    for content in &messages {
+        let expires_in = content.expects_answer().then_some(24 * 60 * 60);
+        agent
+            .send(content, SendOptions { expires_in, ..Default::default() })
+            .await?;
+        // Spread the arrivals a little so the live updates are visible.
+        tokio::time::sleep(Duration::from_millis(700)).await;
+    }
+    Ok(messages.len())
+}
+
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn demo_content_is_valid() {
+        for m in super::demo_messages() {
+            assert!(m.validate().is_ok(), "demo message {:?} is valid: {:?}", m.title, m.validate());
+        }
+    }
+}

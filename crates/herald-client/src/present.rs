@@ -1,0 +1,111 @@
+//! Builds the UI's view types from cache rows: opens the sealed blobs with the local key and
+//! renders the Markdown body to sanitized HTML (herald-render).
+
+use herald_crypto::LocalKey;
+use herald_protocol::content::{AnswerContent, FieldKind as WireFieldKind};
+use herald_protocol::wire::MessageStatus as WireStatus;
+
+use crate::cache::CachedMessage;
+use crate::session::OpenedMessage;
+use crate::view::*;
+use crate::{Error, Result};
+
+/// Title shown for a message that could not be opened.
+pub const UNREADABLE_TITLE: &str = "Unreadable message";
+
+fn status(s: WireStatus) -> MessageStatus {
+    match s {
+        WireStatus::Delivered => MessageStatus::Delivered,
+        WireStatus::Pending => MessageStatus::Pending,
+        WireStatus::Answered => MessageStatus::Answered,
+        WireStatus::Expired => MessageStatus::Expired,
+        WireStatus::Cancelled => MessageStatus::Cancelled,
+    }
+}
+
+fn open_blob(key: &LocalKey, id: &str, blob: &Option<Vec<u8>>) -> Option<zeroize::Zeroizing<Vec<u8>>> {
+    herald_crypto::open_local(key, id.as_bytes(), blob.as_ref()?).ok()
+}
+
+/// The inbox row of a cached message.
+pub fn summary(key: &LocalKey, m: &CachedMessage) -> MessageSummary {
+    let r = &m.record;
+    let title = open_blob(key, &r.id, &r.sealed_title)
+        .and_then(|b| String::from_utf8(b.to_vec()).ok())
+        .unwrap_or_else(|| UNREADABLE_TITLE.to_owned());
+    let error = match (&r.error, &r.sealed_title) {
+        (Some(e), _) => Some(e.clone()),
+        (None, None) => Some("This message could not be read.".to_owned()),
+        _ => None,
+    };
+    MessageSummary {
+        id: r.id.clone(),
+        revision: r.revision.0,
+        title,
+        sender_name: r.sender_name.clone(),
+        created_at: r.created_at.clone(),
+        expires_at: r.expires_at.clone(),
+        status: status(r.status),
+        expects_answer: r.expects_answer,
+        unread: m.unread,
+        error,
+    }
+}
+
+/// The decrypted content of a cached message.
+pub(crate) fn opened(key: &LocalKey, m: &CachedMessage) -> Result<OpenedMessage> {
+    let r = &m.record;
+    if let Some(e) = &r.error {
+        return Err(Error::InvalidInput(e.clone()));
+    }
+    let bytes = open_blob(key, &r.id, &r.sealed_content)
+        .ok_or_else(|| Error::Storage("this message's cached content cannot be opened".into()))?;
+    serde_json::from_slice(&bytes).map_err(|e| Error::Storage(format!("cached content: {e}")))
+}
+
+/// The reading-pane view of a cached message.
+pub fn message_view(key: &LocalKey, m: &CachedMessage) -> Result<MessageView> {
+    let summary = summary(key, m);
+    let Ok(opened) = opened(key, m) else {
+        return Ok(MessageView { summary, body_html: String::new(), body_markdown: String::new(), actions: vec![], fields: vec![], answer: None });
+    };
+    let content = opened.content;
+    let answer = open_blob(key, &m.record.id, &m.record.sealed_answer)
+        .and_then(|b| serde_json::from_slice::<AnswerContent>(&b).ok())
+        .map(|a| AnswerView {
+            action_id: a.action_id,
+            values_json: serde_json::to_string_pretty(&a.values).unwrap_or_default(),
+            answered_at: m.record.answered_at.clone().unwrap_or_default(),
+        });
+    Ok(MessageView {
+        summary,
+        body_html: herald_render::markdown_to_html(&content.body),
+        body_markdown: content.body.clone(),
+        actions: content.actions.iter().map(|a| ActionView { id: a.id.clone(), label: a.label.clone() }).collect(),
+        fields: content
+            .fields
+            .iter()
+            .map(|f| {
+                let (kind, options) = match &f.kind {
+                    WireFieldKind::Text => (FieldKind::Text, vec![]),
+                    WireFieldKind::Textarea => (FieldKind::Textarea, vec![]),
+                    WireFieldKind::Choice { options, .. } => (FieldKind::Choice, options.clone()),
+                    WireFieldKind::Multiselect { options, .. } => (FieldKind::Multiselect, options.clone()),
+                };
+                FieldView {
+                    id: f.id.clone(),
+                    label: f.label.clone(),
+                    kind,
+                    required: f.required,
+                    help: f.help.clone(),
+                    options: options
+                        .into_iter()
+                        .map(|o| OptionView { value: o.value, label: o.label, description: o.description })
+                        .collect(),
+                    default_json: f.default.as_ref().map(|d| d.to_string()),
+                }
+            })
+            .collect(),
+        answer,
+    })
+}

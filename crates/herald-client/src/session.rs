@@ -1,0 +1,192 @@
+//! An unlocked device: its keys, its relay session, the verified key directory, and the two
+//! transformations the rest of the core is built on — opening a relay record into a cache row
+//! (verify the signature chain, decrypt, validate, re-seal under the local key) and sealing an
+//! answer.
+
+use herald_crypto::{Directory, LocalKey, RecipientSecret, SealParams};
+use herald_protocol::content::{AnswerContent, MessageContent};
+use herald_protocol::envelope::{Envelope, EnvelopeHeader, EnvelopeKind, Principal};
+use herald_protocol::wire::MessageRecord;
+use herald_protocol::MessageId;
+use tokio::sync::RwLock;
+
+use crate::cache::StoredRecord;
+use crate::device_state::DeviceState;
+use crate::http::RelayHttp;
+use crate::{Error, Result};
+
+/// An unlocked device's working set.
+pub(crate) struct Session {
+    pub state: DeviceState,
+    pub http: RelayHttp,
+    pub safety_code: String,
+    directory: RwLock<Option<Directory>>,
+}
+
+/// Decrypted parts of a cached message, as sealed in its row.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub(crate) struct OpenedMessage {
+    pub content: MessageContent,
+    /// Who signed it (verified), to seal the answer back to.
+    pub sender: Principal,
+}
+
+impl Session {
+    pub fn new(state: DeviceState) -> Result<Session> {
+        let http = RelayHttp::new(&state.relay_url)?.with_bearer(&state.device_token);
+        let safety_code =
+            herald_crypto::safety_code(&state.account_keys.identity_public(), &state.account_id);
+        Ok(Session { state, http, safety_code, directory: RwLock::new(None) })
+    }
+
+    /// The verified directory, fetching `GET /keys` when missing or when `refresh`.
+    pub async fn directory(&self, refresh: bool) -> Result<Directory> {
+        if !refresh {
+            if let Some(d) = self.directory.read().await.as_ref() {
+                return Ok(d.clone());
+            }
+        }
+        let keys = self.http.keys().await?;
+        let fresh = Directory::verify(&keys, &self.state.account_keys.fingerprint())?;
+        if fresh.account_id() != &self.state.account_id {
+            return Err(Error::Protocol("the relay served another account's keys".into()));
+        }
+        *self.directory.write().await = Some(fresh.clone());
+        Ok(fresh)
+    }
+
+    fn account_secrets(&self, envelope: &Envelope) -> Vec<RecipientSecret> {
+        envelope
+            .recipients
+            .iter()
+            .filter_map(|r| self.state.account_keys.encryption_secret(&r.key_id))
+            .collect()
+    }
+
+    /// Verifies and opens an envelope with the account keys, refreshing the directory once
+    /// when the signer is unknown (a connection created on another device).
+    async fn open(&self, envelope: &Envelope) -> Result<(EnvelopeHeader, zeroize::Zeroizing<Vec<u8>>)> {
+        let secrets = self.account_secrets(envelope);
+        let refs: Vec<&RecipientSecret> = secrets.iter().collect();
+        let directory = self.directory(false).await?;
+        match herald_crypto::open(envelope, &directory, &refs) {
+            Err(herald_crypto::Error::UnknownSender) => {
+                let directory = self.directory(true).await?;
+                Ok(herald_crypto::open(envelope, &directory, &refs)?)
+            }
+            other => Ok(other?),
+        }
+    }
+
+    /// Turns a relay record into a cache row. Never fails for bad content: a message that
+    /// cannot be verified, opened or validated becomes a row with `error` set, so one bad
+    /// sender cannot break the inbox. Fails only when the relay itself is unreachable.
+    pub async fn process(&self, local: &LocalKey, record: &MessageRecord) -> Result<StoredRecord> {
+        let mut row = StoredRecord {
+            id: record.id.to_string(),
+            revision: record.revision,
+            status: record.status,
+            expects_answer: record.expects_answer,
+            sender_name: record.sender.name.clone(),
+            created_at: record.created_at.clone(),
+            expires_at: record.expires_at.clone(),
+            sealed_title: None,
+            sealed_content: None,
+            sealed_answer: None,
+            answered_at: record.answer.as_ref().map(|a| a.answered_at.clone()),
+            error: None,
+        };
+        let aad = record.id.as_str().as_bytes();
+        match self.open_message(record).await {
+            Ok((opened, sender_name)) => {
+                if let Err(violations) = opened.content.validate() {
+                    row.error = Some(format!(
+                        "The sender's message breaks the format: {}",
+                        violations.iter().map(|v| v.to_string()).collect::<Vec<_>>().join("; ")
+                    ));
+                }
+                row.sender_name = sender_name;
+                row.sealed_title = Some(herald_crypto::seal_local(local, aad, opened.content.title.as_bytes()));
+                let json = zeroize::Zeroizing::new(serde_json::to_vec(&opened).map_err(|e| Error::Protocol(e.to_string()))?);
+                row.sealed_content = Some(herald_crypto::seal_local(local, aad, &json));
+            }
+            Err(Error::Network(e)) => return Err(Error::Network(e)),
+            Err(e) => row.error = Some(describe(&e)),
+        }
+        if let Some(answer) = &record.answer {
+            match self.open_answer(&record.id, &answer.envelope).await {
+                Ok(content) => {
+                    let json = zeroize::Zeroizing::new(serde_json::to_vec(&content).map_err(|e| Error::Protocol(e.to_string()))?);
+                    row.sealed_answer = Some(herald_crypto::seal_local(local, aad, &json));
+                }
+                Err(Error::Network(e)) => return Err(Error::Network(e)),
+                Err(e) => tracing::warn!(message = %record.id, code = %e.code(), "answer could not be opened"),
+            }
+        }
+        Ok(row)
+    }
+
+    async fn open_message(&self, record: &MessageRecord) -> Result<(OpenedMessage, String)> {
+        let (header, plaintext) = self.open(&record.envelope).await?;
+        if header.kind != EnvelopeKind::Message
+            || header.message_id != record.id
+            || header.account_id != self.state.account_id
+        {
+            return Err(Error::Protocol("the envelope header does not match its record".into()));
+        }
+        let content: MessageContent = serde_json::from_slice(&plaintext)
+            .map_err(|e| Error::Protocol(format!("the content is not a Herald message: {e}")))?;
+        let directory = self.directory(false).await?;
+        let name = directory.sender_name(&header.sender).unwrap_or_else(|| record.sender.name.clone());
+        Ok((OpenedMessage { content, sender: header.sender }, name))
+    }
+
+    async fn open_answer(&self, id: &MessageId, envelope: &Envelope) -> Result<AnswerContent> {
+        let (header, plaintext) = self.open(envelope).await?;
+        if header.kind != EnvelopeKind::Answer || &header.message_id != id {
+            return Err(Error::Protocol("answer envelope does not belong to this request".into()));
+        }
+        serde_json::from_slice(&plaintext).map_err(|e| Error::Protocol(format!("answer content: {e}")))
+    }
+
+    /// Seals an answer to the asking sender (a connection or device) and the account, signed
+    /// by this device.
+    pub async fn seal_answer(&self, id: &MessageId, to: &Principal, answer: &AnswerContent) -> Result<Envelope> {
+        let mut directory = self.directory(false).await?;
+        if recipient_of(&directory, to).is_none() {
+            directory = self.directory(true).await?;
+        }
+        let asker = recipient_of(&directory, to)
+            .ok_or_else(|| Error::Protocol("the asking connection is no longer certified (revoked?)".into()))?;
+        let recipients = [asker, directory.current_account_recipient()];
+        let plaintext = zeroize::Zeroizing::new(serde_json::to_vec(answer).map_err(|e| Error::Protocol(e.to_string()))?);
+        let created_at = crate::agent::now_rfc3339();
+        Ok(herald_crypto::seal(
+            &SealParams {
+                kind: EnvelopeKind::Answer,
+                account_id: &self.state.account_id,
+                message_id: id,
+                created_at: &created_at,
+                recipients: &recipients,
+            },
+            &plaintext,
+            &self.state.device_keys.signer(&self.state.device_id),
+        )?)
+    }
+}
+
+/// The X25519 recipient of a certified principal (answers go back to the asker).
+fn recipient_of(directory: &Directory, who: &Principal) -> Option<herald_crypto::Recipient> {
+    match who {
+        Principal::Connection(id) => directory.connection(id).map(|c| c.recipient.clone()),
+        Principal::Device(id) => directory.device(id).map(|d| d.recipient.clone()),
+    }
+}
+
+/// A short reason for an error card (no secrets, no content).
+fn describe(e: &Error) -> String {
+    match e {
+        Error::Crypto(c) => format!("This message could not be verified or decrypted ({c})."),
+        other => format!("This message could not be read ({other})."),
+    }
+}

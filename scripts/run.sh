@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Command 1 of the README: installs what is needed, builds the UI, the desktop app and the
+# `herald` CLI, and opens the app with the embedded relay. After you create your account the
+# app's demo agent (HERALD_DEMO=1) sends a few real, encrypted requests through the relay.
+#
+# Environment: HERALD_DATA_DIR (default: the platform's app data dir) to keep a separate
+# profile, e.g. HERALD_DATA_DIR=/tmp/herald-demo scripts/run.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/setup-desktop.sh
+(cd ui && npm run build)
+cargo build -p herald-desktop -p herald-cli
+
+if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
+  echo "No display found (DISPLAY/WAYLAND_DISPLAY unset): the app needs a desktop session." >&2
+  echo "On a headless machine, try: xvfb-run -a scripts/run.sh (and a VNC viewer), or use the CLI device: docs/cli.md" >&2
+  exit 1
+fi
+
+echo "Opening Herald. The CLI is at $(pwd)/target/debug/herald"
+HERALD_DEMO=1 exec target/debug/herald-desktop

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Command 2 of the README: installs what the tests need (Debian packages, npm packages,
+# tauri-driver), then runs every check and test: formatting, lints, generated TypeScript
+# bindings, Rust unit and integration tests (real relay on 127.0.0.1:0, real SQLite, real
+# websockets, real crypto), UI checks, and the desktop end-to-end test under Xvfb.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "Installing dependencies"
+bash scripts/setup-desktop.sh
+
+step "Building the UI (the desktop crate embeds ui/dist)"
+(cd ui && npm run build)
+
+step "cargo fmt --check"
+cargo fmt --all --check
+
+step "cargo clippy -D warnings"
+cargo clippy --workspace --all-targets -- -D warnings
+
+step "Rust tests (all crates)"
+cargo test --workspace
+
+step "TypeScript bindings are current"
+if ! git diff --exit-code -- ui/src/lib/bindings; then
+  echo "ui/src/lib/bindings changed when regenerated: run 'cargo test -p herald-client' and commit them" >&2
+  exit 1
+fi
+if [ -n "$(git status --porcelain -- ui/src/lib/bindings)" ]; then
+  git status --porcelain -- ui/src/lib/bindings >&2
+  echo "new, uncommitted TypeScript bindings: commit them" >&2
+  exit 1
+fi
+
+step "UI checks and tests"
+(cd ui && npm run check && npm test)
+
+step "Desktop end-to-end test (Xvfb + tauri-driver + WebKitWebDriver)"
+bash tests/e2e/run.sh
+
+step "All tests passed"
