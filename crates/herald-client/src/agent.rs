@@ -100,6 +100,10 @@ impl AgentClient {
     /// Validates, seals and posts a message or request; returns the relay's record.
     pub async fn send(&self, content: &MessageContent, options: SendOptions) -> Result<MessageRecord> {
         content.validate().map_err(Error::Validation)?;
+        self.seal_and_post(content, options).await
+    }
+
+    async fn seal_and_post(&self, content: &MessageContent, options: SendOptions) -> Result<MessageRecord> {
         let (directory, connection_id) = self.directory().await?;
         let id = herald_crypto::new_message_id();
         let created_at = now_rfc3339();
@@ -226,4 +230,16 @@ impl AgentClient {
 
 pub(crate) fn now_rfc3339() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// Test support (feature `test-support`): behave like a buggy sender.
+#[cfg(feature = "test-support")]
+pub mod testing {
+    use super::*;
+
+    /// Seals and posts `content` WITHOUT validating it, as a broken SDK would, so tests can
+    /// check that devices turn such messages into error cards.
+    pub async fn send_unchecked(client: &AgentClient, content: &MessageContent) -> Result<MessageRecord> {
+        client.seal_and_post(content, SendOptions::default()).await
+    }
 }

@@ -1,1 +1,0 @@
-//! herald-cli
