@@ -44,7 +44,7 @@ fn main() -> std::process::ExitCode {
         }
     });
     match result {
-        Ok(code) => code.into(),
+        Ok(code) => code,
         Err(e) => {
             eprintln!("herald: {e:#}");
             exit::ERROR.into()

@@ -223,7 +223,8 @@ fn tokens_are_checked_before_anything_is_sent() {
     // Wrong fingerprint pin: the relay's keys do not match → abort before encrypting.
     let mut parts: Vec<String> = s.token.split('.').map(str::to_owned).collect();
     let fp = parts[2].clone();
-    let flipped = if fp.starts_with('A') { format!("B{}", &fp[1..]) } else { format!("A{}", &fp[1..]) };
+    let first = if fp.starts_with('A') { "B" } else { "A" };
+    let flipped = format!("{first}{}", &fp[1..]);
     parts[2] = flipped;
     let out = run(herald(s.home.path()).env("HERALD_URL", &s.relay.url).env("HERALD_TOKEN", parts.join(".")).args(["send", "--title", "x"]));
     assert_eq!(out.status.code(), Some(1), "pin mismatch aborts");

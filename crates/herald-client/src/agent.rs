@@ -208,15 +208,10 @@ impl AgentClient {
                         socket.close().await;
                         return Ok(done);
                     }
-                    loop {
-                        match socket.next_sync().await {
-                            Ok(Some(_)) => {
-                                if let Some(done) = self.check(id).await? {
-                                    socket.close().await;
-                                    return Ok(done);
-                                }
-                            }
-                            Ok(None) | Err(_) => break,
+                    while let Ok(Some(_)) = socket.next_sync().await {
+                        if let Some(done) = self.check(id).await? {
+                            socket.close().await;
+                            return Ok(done);
                         }
                     }
                 }

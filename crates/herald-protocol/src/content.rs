@@ -325,9 +325,9 @@ fn check_value(field: &Field, value: &Value) -> Result<(), String> {
             Ok(())
         }
         (FieldKind::Choice { options, other }, Value::String(s)) => {
-            if options.iter().any(|o| &o.value == s) {
-                Ok(())
-            } else if *other && !s.trim().is_empty() && s.chars().count() <= MAX_OTHER_CHARS {
+            let is_option = options.iter().any(|o| &o.value == s);
+            let is_other = *other && !s.trim().is_empty() && s.chars().count() <= MAX_OTHER_CHARS;
+            if is_option || is_other {
                 Ok(())
             } else {
                 Err(format!("{s:?} is not one of the options"))
