@@ -24,6 +24,12 @@ cargo clippy --workspace --all-targets -- -D warnings
 step "Rust tests (all crates)"
 cargo test --workspace
 
+step "OS keychain path (Secret Service on a private session bus with gnome-keyring)"
+keyring_home=$(mktemp -d)
+XDG_DATA_HOME="$keyring_home" HERALD_TEST_KEYCHAIN=1 \
+  dbus-run-session -- scripts/with-keyring.sh cargo test -p herald-client --test keychain
+rm -rf "$keyring_home"
+
 step "TypeScript bindings are current"
 if ! git diff --exit-code -- ui/src/lib/bindings; then
   echo "ui/src/lib/bindings changed when regenerated: run 'cargo test -p herald-client' and commit them" >&2
