@@ -6,7 +6,11 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "herald", version, about = "Send requests to your Herald inbox and wait for answers")]
+#[command(
+    name = "herald",
+    version,
+    about = "Send requests to your Herald inbox and wait for answers"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

@@ -36,7 +36,8 @@ pub fn token(args: &AgentArgs) -> Result<ConnectionToken> {
         return token_from_file(path);
     }
     if let Ok(text) = std::env::var("HERALD_TOKEN") {
-        return ConnectionToken::parse(text.trim()).context("HERALD_TOKEN is not a Herald connection token");
+        return ConnectionToken::parse(text.trim())
+            .context("HERALD_TOKEN is not a Herald connection token");
     }
     if let Some(dir) = dirs::config_dir() {
         let path = dir.join("herald").join("token");
@@ -56,13 +57,18 @@ fn token_from_file(path: &Path) -> Result<ConnectionToken> {
             .permissions()
             .mode();
         if mode & 0o077 != 0 {
-            bail!("{} is readable by other users (mode {:o}); run chmod 600 on it", path.display(), mode & 0o777);
+            bail!(
+                "{} is readable by other users (mode {:o}); run chmod 600 on it",
+                path.display(),
+                mode & 0o777
+            );
         }
     }
     let text = zeroize::Zeroizing::new(
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?,
     );
-    ConnectionToken::parse(text.trim()).with_context(|| format!("{} does not hold a Herald connection token", path.display()))
+    ConnectionToken::parse(text.trim())
+        .with_context(|| format!("{} does not hold a Herald connection token", path.display()))
 }
 
 /// The headless device's data dir.
@@ -70,14 +76,21 @@ pub fn data_dir(args: &DataDirArgs) -> Result<PathBuf> {
     if let Some(dir) = &args.data_dir {
         return Ok(dir.clone());
     }
-    Ok(dirs::data_dir().context("no home data dir; pass --data-dir")?.join("herald-cli"))
+    Ok(dirs::data_dir()
+        .context("no home data dir; pass --data-dir")?
+        .join("herald-cli"))
 }
 
 /// Parses `90s`, `10m`, `2h`, `1d` or plain seconds.
 pub fn parse_duration(text: &str) -> Result<Duration> {
     let text = text.trim();
-    let (number, unit) = text.split_at(text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len()));
-    let n: u64 = number.parse().with_context(|| format!("{text:?} is not a duration like 90s, 10m or 2h"))?;
+    let (number, unit) = text.split_at(
+        text.find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(text.len()),
+    );
+    let n: u64 = number
+        .parse()
+        .with_context(|| format!("{text:?} is not a duration like 90s, 10m or 2h"))?;
     let secs = match unit {
         "" | "s" => n,
         "m" => n * 60,

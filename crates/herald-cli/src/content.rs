@@ -13,13 +13,22 @@ pub fn base(args: &ContentArgs) -> Result<MessageContent> {
         (Some(b), _) => b.clone(),
         (None, Some(p)) if p.as_os_str() == "-" => {
             let mut s = String::new();
-            std::io::stdin().read_to_string(&mut s).context("reading the body from stdin")?;
+            std::io::stdin()
+                .read_to_string(&mut s)
+                .context("reading the body from stdin")?;
             s
         }
-        (None, Some(p)) => std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?,
+        (None, Some(p)) => {
+            std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?
+        }
         (None, None) => String::new(),
     };
-    Ok(MessageContent { title: args.title.clone(), body, fields: vec![], actions: vec![] })
+    Ok(MessageContent {
+        title: args.title.clone(),
+        body,
+        fields: vec![],
+        actions: vec![],
+    })
 }
 
 /// `ID:LABEL` → an action whose answer is `{}`.
@@ -27,7 +36,11 @@ pub fn action(spec: &str) -> Result<Action> {
     let Some((id, label)) = spec.split_once(':') else {
         bail!("--action {spec:?}: expected ID:LABEL, e.g. approve:Approve");
     };
-    Ok(Action { id: id.trim().to_owned(), label: label.trim().to_owned(), values: Default::default() })
+    Ok(Action {
+        id: id.trim().to_owned(),
+        label: label.trim().to_owned(),
+        values: Default::default(),
+    })
 }
 
 /// `ID[!]:TYPE[:LABEL[:OPT1,OPT2]]` → a field.
@@ -41,23 +54,48 @@ pub fn field(spec: &str) -> Result<Field> {
         Some(id) => (id, true),
         None => (raw_id, false),
     };
-    let label = parts.next().map(str::trim).filter(|l| !l.is_empty()).unwrap_or(id).to_owned();
+    let label = parts
+        .next()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .unwrap_or(id)
+        .to_owned();
     let options: Vec<ChoiceOption> = parts
         .next()
         .unwrap_or_default()
         .split(',')
         .map(str::trim)
         .filter(|o| !o.is_empty())
-        .map(|o| ChoiceOption { value: o.to_owned(), label: o.to_owned(), description: None })
+        .map(|o| ChoiceOption {
+            value: o.to_owned(),
+            label: o.to_owned(),
+            description: None,
+        })
         .collect();
     let kind = match kind.trim() {
         "text" => FieldKind::Text,
         "textarea" => FieldKind::Textarea,
-        "choice" => FieldKind::Choice { options, other: false },
-        "multiselect" => FieldKind::Multiselect { options, other: false },
-        other => bail!("--field {spec:?}: unknown type {other:?} (text, textarea, choice, multiselect)"),
+        "choice" => FieldKind::Choice {
+            options,
+            other: false,
+        },
+        "multiselect" => FieldKind::Multiselect {
+            options,
+            other: false,
+        },
+        other => {
+            bail!("--field {spec:?}: unknown type {other:?} (text, textarea, choice, multiselect)")
+        }
     };
-    Ok(Field { id: id.to_owned(), label, kind, required, help: None, default: None, nullable: false })
+    Ok(Field {
+        id: id.to_owned(),
+        label,
+        kind,
+        required,
+        help: None,
+        default: None,
+        nullable: false,
+    })
 }
 
 #[cfg(test)]
@@ -69,11 +107,22 @@ mod tests {
         let f = field("env!:choice:Environment:prod, staging").unwrap();
         assert_eq!(f.id, "env", "id without the required mark");
         assert!(f.required, "! marks required");
-        assert!(matches!(&f.kind, FieldKind::Choice { options, .. } if options.len() == 2), "two options");
-        assert_eq!(field("why:text").unwrap().label, "why", "label defaults to the id");
+        assert!(
+            matches!(&f.kind, FieldKind::Choice { options, .. } if options.len() == 2),
+            "two options"
+        );
+        assert_eq!(
+            field("why:text").unwrap().label,
+            "why",
+            "label defaults to the id"
+        );
         assert!(field("x").is_err(), "type is required");
         assert!(field("x:date").is_err(), "unknown type");
-        assert_eq!(action("approve:Approve").unwrap().label, "Approve", "action label");
+        assert_eq!(
+            action("approve:Approve").unwrap().label,
+            "Approve",
+            "action label"
+        );
         assert!(action("approve").is_err(), "action needs a label");
     }
 }

@@ -8,12 +8,18 @@ use anyhow::{bail, Result};
 use herald_client::view::{AnswerInput, SetupStatus};
 use herald_client::{Core, CoreConfig};
 
-use crate::args::{ConnectionArgs, ConnectionCommand, DataDirArgs, DeviceArgs, DeviceCommand, InboxArgs, InboxCommand};
+use crate::args::{
+    ConnectionArgs, ConnectionCommand, DataDirArgs, DeviceArgs, DeviceCommand, InboxArgs,
+    InboxCommand,
+};
 use crate::{config, exit};
 
 fn open(dir: &DataDirArgs, name: Option<String>) -> Result<Core> {
     let device_name = name.unwrap_or_else(|| {
-        std::env::var("HOSTNAME").ok().filter(|h| !h.is_empty()).unwrap_or_else(|| "headless".into())
+        std::env::var("HOSTNAME")
+            .ok()
+            .filter(|h| !h.is_empty())
+            .unwrap_or_else(|| "headless".into())
     });
     Ok(Core::open(CoreConfig {
         data_dir: config::data_dir(dir)?,
@@ -26,7 +32,9 @@ fn open(dir: &DataDirArgs, name: Option<String>) -> Result<Core> {
 fn ready(dir: &DataDirArgs) -> Result<Core> {
     let core = open(dir, None)?;
     if core.setup_state().status != SetupStatus::Ready {
-        bail!("this machine is not a device of any account yet: run `herald device init --relay URL`");
+        bail!(
+            "this machine is not a device of any account yet: run `herald device init --relay URL`"
+        );
     }
     Ok(core)
 }
@@ -51,7 +59,11 @@ pub async fn device(args: DeviceArgs) -> Result<ExitCode> {
 pub async fn whoami(dir: DataDirArgs) -> Result<ExitCode> {
     let s = ready(&dir)?.setup_state();
     println!("Account:      {}", s.account_id.unwrap_or_default());
-    println!("Device:       {} ({})", s.device_name.unwrap_or_default(), s.device_id.unwrap_or_default());
+    println!(
+        "Device:       {} ({})",
+        s.device_name.unwrap_or_default(),
+        s.device_id.unwrap_or_default()
+    );
     println!("Relay:        {}", s.relay_url.unwrap_or_default());
     println!("Safety code:  {}", s.safety_code.unwrap_or_default());
     Ok(exit::OK.into())
@@ -63,8 +75,14 @@ pub async fn connection(args: ConnectionArgs) -> Result<ExitCode> {
         ConnectionCommand::Create { dir, name } => {
             let created = ready(&dir)?.create_connection(&name).await?;
             println!("{}", created.token);
-            eprintln!("Connection {:?} created ({}). The token above is shown once.", created.name, created.id);
-            eprintln!("Give it to the agent as HERALD_TOKEN (or a 0600 file), with HERALD_URL={}", created.relay_url);
+            eprintln!(
+                "Connection {:?} created ({}). The token above is shown once.",
+                created.name, created.id
+            );
+            eprintln!(
+                "Give it to the agent as HERALD_TOKEN (or a 0600 file), with HERALD_URL={}",
+                created.relay_url
+            );
         }
         ConnectionCommand::List { dir } => {
             for c in ready(&dir)?.list_connections().await? {
@@ -108,30 +126,68 @@ pub async fn inbox(args: InboxArgs) -> Result<ExitCode> {
                 println!("{}", serde_json::to_string_pretty(&view)?);
             } else {
                 let s = &view.summary;
-                println!("{}\nFrom: {}   {}   {}", s.title, s.sender_name, s.created_at, format!("{:?}", s.status).to_lowercase());
+                println!(
+                    "{}\nFrom: {}   {}   {}",
+                    s.title,
+                    s.sender_name,
+                    s.created_at,
+                    format!("{:?}", s.status).to_lowercase()
+                );
                 if let Some(e) = &s.error {
                     println!("\n⚠ {e}");
                 }
                 println!("\n{}", view.body_markdown);
                 for f in &view.fields {
                     let opts: Vec<_> = f.options.iter().map(|o| o.value.as_str()).collect();
-                    println!("[field] {}{}: {} ({:?}{})", f.id, if f.required { "*" } else { "" }, f.label, f.kind, if opts.is_empty() { String::new() } else { format!(": {}", opts.join(", ")) });
+                    println!(
+                        "[field] {}{}: {} ({:?}{})",
+                        f.id,
+                        if f.required { "*" } else { "" },
+                        f.label,
+                        f.kind,
+                        if opts.is_empty() {
+                            String::new()
+                        } else {
+                            format!(": {}", opts.join(", "))
+                        }
+                    );
                 }
                 for a in &view.actions {
                     println!("[action] {}: {}", a.id, a.label);
                 }
                 if let Some(a) = &view.answer {
-                    println!("\nAnswered {}: {}{}", a.answered_at, a.action_id.as_deref().map(|x| format!("action {x} ")).unwrap_or_default(), a.values_json);
+                    println!(
+                        "\nAnswered {}: {}{}",
+                        a.answered_at,
+                        a.action_id
+                            .as_deref()
+                            .map(|x| format!("action {x} "))
+                            .unwrap_or_default(),
+                        a.values_json
+                    );
                 }
             }
         }
-        InboxCommand::Answer { dir, id, action, json } => {
+        InboxCommand::Answer {
+            dir,
+            id,
+            action,
+            json,
+        } => {
             if action.is_none() && json.is_none() {
                 bail!("pass --action ID or --json '{{...}}'");
             }
             let core = ready(&dir)?;
             core.sync_once().await?;
-            let view = core.answer(&id, AnswerInput { action_id: action, values_json: json }).await?;
+            let view = core
+                .answer(
+                    &id,
+                    AnswerInput {
+                        action_id: action,
+                        values_json: json,
+                    },
+                )
+                .await?;
             println!("Answered: {}", view.summary.title);
         }
     }

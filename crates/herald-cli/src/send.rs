@@ -12,26 +12,43 @@ use crate::args::{AgentArgs, AskArgs, SendArgs, WaitArgs};
 use crate::{config, content, exit};
 
 fn client(args: &AgentArgs) -> Result<AgentClient> {
-    Ok(AgentClient::new(&config::relay_url(args)?, config::token(args)?)?)
+    Ok(AgentClient::new(
+        &config::relay_url(args)?,
+        config::token(args)?,
+    )?)
 }
 
 fn options(args: &crate::args::ContentArgs) -> Result<SendOptions> {
     let reply_to = match &args.reply_to {
-        Some(id) => Some(MessageId::parse(id).with_context(|| format!("--reply-to {id:?} is not a message id (msg_…)"))?),
+        Some(id) => Some(
+            MessageId::parse(id)
+                .with_context(|| format!("--reply-to {id:?} is not a message id (msg_…)"))?,
+        ),
         None => None,
     };
-    Ok(SendOptions { idempotency_key: args.idempotency_key.clone(), expires_in: None, reply_to })
+    Ok(SendOptions {
+        idempotency_key: args.idempotency_key.clone(),
+        expires_in: None,
+        reply_to,
+    })
 }
 
 fn print_json(value: &serde_json::Value) {
-    println!("{}", serde_json::to_string_pretty(value).unwrap_or_default());
+    println!(
+        "{}",
+        serde_json::to_string_pretty(value).unwrap_or_default()
+    );
 }
 
 /// `herald send`: prints `{id, revision, status, createdAt}`.
 pub async fn send(args: SendArgs) -> Result<ExitCode> {
     let message = content::base(&args.content)?;
-    let record = client(&args.agent)?.send(&message, options(&args.content)?).await?;
-    print_json(&json!({"id": record.id, "revision": record.revision, "status": record.status, "createdAt": record.created_at}));
+    let record = client(&args.agent)?
+        .send(&message, options(&args.content)?)
+        .await?;
+    print_json(
+        &json!({"id": record.id, "revision": record.revision, "status": record.status, "createdAt": record.created_at}),
+    );
     Ok(exit::OK.into())
 }
 
@@ -39,10 +56,20 @@ pub async fn send(args: SendArgs) -> Result<ExitCode> {
 /// (exit 2), or the id to resume with `herald wait` (exit 3).
 pub async fn ask(args: AskArgs) -> Result<ExitCode> {
     let mut message = content::base(&args.content)?;
-    message.actions = args.actions.iter().map(|a| content::action(a)).collect::<Result<_>>()?;
-    message.fields = args.fields.iter().map(|f| content::field(f)).collect::<Result<_>>()?;
+    message.actions = args
+        .actions
+        .iter()
+        .map(|a| content::action(a))
+        .collect::<Result<_>>()?;
+    message.fields = args
+        .fields
+        .iter()
+        .map(|f| content::field(f))
+        .collect::<Result<_>>()?;
     if !message.expects_answer() {
-        anyhow::bail!("a request needs at least one --action or --field (use `herald send` for a message)");
+        anyhow::bail!(
+            "a request needs at least one --action or --field (use `herald send` for a message)"
+        );
     }
     let mut opts = options(&args.content)?;
     if let Some(deadline) = &args.deadline {
@@ -52,7 +79,11 @@ pub async fn ask(args: AskArgs) -> Result<ExitCode> {
         }
         opts.expires_in = Some(secs);
     }
-    let timeout = args.timeout.as_deref().map(config::parse_duration).transpose()?;
+    let timeout = args
+        .timeout
+        .as_deref()
+        .map(config::parse_duration)
+        .transpose()?;
     let client = client(&args.agent)?;
     let record = client.send(&message, opts).await?;
     eprintln!("herald: sent {} — waiting for an answer", record.id);
@@ -61,12 +92,21 @@ pub async fn ask(args: AskArgs) -> Result<ExitCode> {
 
 /// `herald wait ID`: resumes waiting for a request's answer.
 pub async fn wait(args: WaitArgs) -> Result<ExitCode> {
-    let id = MessageId::parse(&args.id).with_context(|| format!("{:?} is not a message id (msg_…)", args.id))?;
-    let timeout = args.timeout.as_deref().map(config::parse_duration).transpose()?;
+    let id = MessageId::parse(&args.id)
+        .with_context(|| format!("{:?} is not a message id (msg_…)", args.id))?;
+    let timeout = args
+        .timeout
+        .as_deref()
+        .map(config::parse_duration)
+        .transpose()?;
     finish(&client(&args.agent)?, &id, timeout).await
 }
 
-async fn finish(client: &AgentClient, id: &MessageId, timeout: Option<std::time::Duration>) -> Result<ExitCode> {
+async fn finish(
+    client: &AgentClient,
+    id: &MessageId,
+    timeout: Option<std::time::Duration>,
+) -> Result<ExitCode> {
     match client.wait(id, timeout).await? {
         WaitOutcome::Answered(answer) => {
             print_json(&serde_json::to_value(&answer)?);
@@ -78,7 +118,9 @@ async fn finish(client: &AgentClient, id: &MessageId, timeout: Option<std::time:
         }
         WaitOutcome::TimedOut => {
             print_json(&json!({"id": id, "status": "pending", "timedOut": true}));
-            eprintln!("herald: stopped waiting; the request is still open. Resume with: herald wait {id}");
+            eprintln!(
+                "herald: stopped waiting; the request is still open. Resume with: herald wait {id}"
+            );
             Ok(exit::TIMED_OUT.into())
         }
     }

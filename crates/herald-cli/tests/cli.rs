@@ -25,9 +25,14 @@ impl Relay {
         let thread = std::thread::spawn(move || {
             let rt = tokio::runtime::Runtime::new().expect("runtime");
             rt.block_on(async move {
-                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+                let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+                    .await
+                    .expect("bind");
                 let relay = herald_relay::spawn(
-                    herald_relay::RelayConfig { data_dir, public_url: None },
+                    herald_relay::RelayConfig {
+                        data_dir,
+                        public_url: None,
+                    },
                     listener,
                 )
                 .await
@@ -37,8 +42,15 @@ impl Relay {
                 relay.shutdown().await;
             });
         });
-        let url = url_rx.recv_timeout(Duration::from_secs(30)).expect("relay reported its URL");
-        Relay { url, dir, stop: Some(stop_tx), thread: Some(thread) }
+        let url = url_rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("relay reported its URL");
+        Relay {
+            url,
+            dir,
+            stop: Some(stop_tx),
+            thread: Some(thread),
+        }
     }
 
     fn db_path(&self) -> PathBuf {
@@ -95,19 +107,31 @@ struct Setup {
 fn setup() -> Setup {
     let relay = Relay::start();
     let home = tempfile::tempdir().expect("home");
-    let init = ok_stdout(herald(home.path()).args(["device", "init", "--relay", &relay.url, "--name", "test-box"]));
-    assert!(init.contains("Safety code:"), "init prints the safety code: {init}");
-    assert!(init.contains("Recovery key:"), "init prints the recovery key: {init}");
+    let init = ok_stdout(herald(home.path()).args([
+        "device", "init", "--relay", &relay.url, "--name", "test-box",
+    ]));
+    assert!(
+        init.contains("Safety code:"),
+        "init prints the safety code: {init}"
+    );
+    assert!(
+        init.contains("Recovery key:"),
+        "init prints the recovery key: {init}"
+    );
     let token = ok_stdout(herald(home.path()).args(["connection", "create", "--name", "ci-bot"]))
         .trim()
         .to_owned();
-    assert!(token.starts_with("hdr_") && token.split('.').count() == 3, "token has three parts");
+    assert!(
+        token.starts_with("hdr_") && token.split('.').count() == 3,
+        "token has three parts"
+    );
     Setup { relay, home, token }
 }
 
 fn agent(s: &Setup) -> StdCommand {
     let mut cmd = herald(s.home.path());
-    cmd.env("HERALD_URL", &s.relay.url).env("HERALD_TOKEN", &s.token);
+    cmd.env("HERALD_URL", &s.relay.url)
+        .env("HERALD_TOKEN", &s.token);
     cmd
 }
 
@@ -123,7 +147,10 @@ fn wait_for_title(s: &Setup, title: &str) -> serde_json::Value {
         if let Some(m) = inbox_list(s).into_iter().find(|m| m["title"] == title) {
             return m;
         }
-        assert!(Instant::now() < deadline, "{title:?} never reached the inbox");
+        assert!(
+            Instant::now() < deadline,
+            "{title:?} never reached the inbox"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
 }
@@ -136,31 +163,62 @@ fn finish(child: Child) -> Output {
 fn ask_is_answered_from_the_terminal_device_and_printed_as_json() {
     let s = setup();
     let child = agent(&s)
-        .args(["ask", "--title", "Deploy v1.2?", "--body", "Staging is **green**.", "--action", "approve:Approve", "--action", "reject:Reject"])
+        .args([
+            "ask",
+            "--title",
+            "Deploy v1.2?",
+            "--body",
+            "Staging is **green**.",
+            "--action",
+            "approve:Approve",
+            "--action",
+            "reject:Reject",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("ask starts");
     let message = wait_for_title(&s, "Deploy v1.2?");
     assert_eq!(message["status"], "pending", "a request starts pending");
-    assert_eq!(message["senderName"], "ci-bot", "sender is the verified connection name");
+    assert_eq!(
+        message["senderName"], "ci-bot",
+        "sender is the verified connection name"
+    );
     let id = message["id"].as_str().expect("id").to_owned();
 
     let shown = ok_stdout(herald(s.home.path()).args(["inbox", "show", &id]));
-    assert!(shown.contains("Staging is **green**."), "show prints the decrypted body: {shown}");
-    assert!(shown.contains("[action] approve: Approve"), "show lists actions: {shown}");
+    assert!(
+        shown.contains("Staging is **green**."),
+        "show prints the decrypted body: {shown}"
+    );
+    assert!(
+        shown.contains("[action] approve: Approve"),
+        "show lists actions: {shown}"
+    );
 
     ok_stdout(herald(s.home.path()).args(["inbox", "answer", &id, "--action", "approve"]));
     let out = finish(child);
-    assert_eq!(out.status.code(), Some(0), "ask exits 0 when answered; stderr: {}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "ask exits 0 when answered; stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let answer: serde_json::Value = serde_json::from_slice(&out.stdout).expect("ask prints JSON");
-    assert_eq!(answer["actionId"], "approve", "the tapped action comes back");
+    assert_eq!(
+        answer["actionId"], "approve",
+        "the tapped action comes back"
+    );
     assert_eq!(answer["status"], "answered", "status answered");
     assert_eq!(answer["id"], id.as_str(), "same request");
 
     let again = run(herald(s.home.path()).args(["inbox", "answer", &id, "--action", "reject"]));
     assert_eq!(again.status.code(), Some(1), "a second answer fails");
-    assert!(String::from_utf8_lossy(&again.stderr).contains("already_answered"), "with its own code: {}", String::from_utf8_lossy(&again.stderr));
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("already_answered"),
+        "with its own code: {}",
+        String::from_utf8_lossy(&again.stderr)
+    );
 
     let db = std::fs::read(s.relay.db_path()).expect("relay db readable");
     let wal = std::fs::read(s.relay.dir.path().join("relay.db-wal")).unwrap_or_default();
@@ -178,16 +236,41 @@ fn ask_is_answered_from_the_terminal_device_and_printed_as_json() {
 fn form_answers_are_validated_before_sealing() {
     let s = setup();
     let child = agent(&s)
-        .args(["ask", "--title", "Where to?", "--field", "env!:choice:Environment:prod,staging", "--field", "why:text:Why"])
+        .args([
+            "ask",
+            "--title",
+            "Where to?",
+            "--field",
+            "env!:choice:Environment:prod,staging",
+            "--field",
+            "why:text:Why",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("ask starts");
-    let id = wait_for_title(&s, "Where to?")["id"].as_str().unwrap().to_owned();
-    let bad = run(herald(s.home.path()).args(["inbox", "answer", &id, "--json", r#"{"env":"moon"}"#]));
-    assert_eq!(bad.status.code(), Some(1), "an invalid answer is refused locally");
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("env"), "the error names the field");
-    ok_stdout(herald(s.home.path()).args(["inbox", "answer", &id, "--json", r#"{"env":"prod","why":"ship it"}"#]));
+    let id = wait_for_title(&s, "Where to?")["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let bad =
+        run(herald(s.home.path()).args(["inbox", "answer", &id, "--json", r#"{"env":"moon"}"#]));
+    assert_eq!(
+        bad.status.code(),
+        Some(1),
+        "an invalid answer is refused locally"
+    );
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("env"),
+        "the error names the field"
+    );
+    ok_stdout(herald(s.home.path()).args([
+        "inbox",
+        "answer",
+        &id,
+        "--json",
+        r#"{"env":"prod","why":"ship it"}"#,
+    ]));
     let out = finish(child);
     assert_eq!(out.status.code(), Some(0), "answered");
     let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -198,23 +281,64 @@ fn form_answers_are_validated_before_sealing() {
 #[test]
 fn send_delivers_and_a_request_expires_by_the_relay_clock() {
     let s = setup();
-    let sent: serde_json::Value = serde_json::from_str(&ok_stdout(agent(&s).args(["send", "--title", "Build done"]))).unwrap();
-    assert_eq!(sent["status"], "delivered", "a message without a question is delivered");
+    let sent: serde_json::Value = serde_json::from_str(&ok_stdout(agent(&s).args([
+        "send",
+        "--title",
+        "Build done",
+    ])))
+    .unwrap();
+    assert_eq!(
+        sent["status"], "delivered",
+        "a message without a question is delivered"
+    );
 
-    let out = run(agent(&s).args(["ask", "--title", "Quick?", "--action", "yes:Yes", "--deadline", "1s"]));
-    assert_eq!(out.status.code(), Some(2), "expired request exits 2; stderr: {}", String::from_utf8_lossy(&out.stderr));
+    let out = run(agent(&s).args([
+        "ask",
+        "--title",
+        "Quick?",
+        "--action",
+        "yes:Yes",
+        "--deadline",
+        "1s",
+    ]));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "expired request exits 2; stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let body: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(body["status"], "expired", "prints the closed status");
 
-    let out = run(agent(&s).args(["ask", "--title", "Later", "--action", "yes:Yes", "--timeout", "1s"]));
+    let out = run(agent(&s).args([
+        "ask",
+        "--title",
+        "Later",
+        "--action",
+        "yes:Yes",
+        "--timeout",
+        "1s",
+    ]));
     assert_eq!(out.status.code(), Some(3), "client timeout exits 3");
     let body: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let id = body["id"].as_str().expect("prints the id to resume").to_owned();
-    let waiter = agent(&s).args(["wait", &id]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let id = body["id"]
+        .as_str()
+        .expect("prints the id to resume")
+        .to_owned();
+    let waiter = agent(&s)
+        .args(["wait", &id])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     wait_for_title(&s, "Later");
     ok_stdout(herald(s.home.path()).args(["inbox", "answer", &id, "--action", "yes"]));
     let out = finish(waiter);
-    assert_eq!(out.status.code(), Some(0), "herald wait resumes and gets the answer");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "herald wait resumes and gets the answer"
+    );
 }
 
 #[test]
@@ -226,9 +350,15 @@ fn tokens_are_checked_before_anything_is_sent() {
     let first = if fp.starts_with('A') { "B" } else { "A" };
     let flipped = format!("{first}{}", &fp[1..]);
     parts[2] = flipped;
-    let out = run(herald(s.home.path()).env("HERALD_URL", &s.relay.url).env("HERALD_TOKEN", parts.join(".")).args(["send", "--title", "x"]));
+    let out = run(herald(s.home.path())
+        .env("HERALD_URL", &s.relay.url)
+        .env("HERALD_TOKEN", parts.join("."))
+        .args(["send", "--title", "x"]));
     assert_eq!(out.status.code(), Some(1), "pin mismatch aborts");
-    assert!(inbox_list(&s).is_empty(), "nothing was sent with a mismatched pin");
+    assert!(
+        inbox_list(&s).is_empty(),
+        "nothing was sent with a mismatched pin"
+    );
 
     // A token file readable by others is refused.
     let file = s.home.path().join("token");
@@ -237,19 +367,36 @@ fn tokens_are_checked_before_anything_is_sent() {
     {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
-        let out = run(herald(s.home.path()).env("HERALD_URL", &s.relay.url).args(["send", "--title", "x", "--token-file"]).arg(&file));
+        let out = run(herald(s.home.path())
+            .env("HERALD_URL", &s.relay.url)
+            .args(["send", "--title", "x", "--token-file"])
+            .arg(&file));
         assert_eq!(out.status.code(), Some(1), "0644 token file refused");
-        assert!(String::from_utf8_lossy(&out.stderr).contains("chmod 600"), "says how to fix it");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("chmod 600"),
+            "says how to fix it"
+        );
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
-        ok_stdout(herald(s.home.path()).env("HERALD_URL", &s.relay.url).args(["send", "--title", "x", "--token-file"]).arg(&file));
+        ok_stdout(
+            herald(s.home.path())
+                .env("HERALD_URL", &s.relay.url)
+                .args(["send", "--title", "x", "--token-file"])
+                .arg(&file),
+        );
     }
 
     // Content limits are enforced before sealing, naming the field.
     let long = "t".repeat(181);
     let out = run(agent(&s).args(["send", "--title", &long]));
     assert_eq!(out.status.code(), Some(1), "181-character title refused");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("title"), "names the field");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("title"),
+        "names the field"
+    );
     // The token never appears in output or errors.
     let secret_part = s.token.split('.').nth(1).unwrap();
-    assert!(!String::from_utf8_lossy(&out.stderr).contains(secret_part), "no seed in errors");
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains(secret_part),
+        "no seed in errors"
+    );
 }

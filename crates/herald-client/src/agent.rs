@@ -98,12 +98,20 @@ impl AgentClient {
     }
 
     /// Validates, seals and posts a message or request; returns the relay's record.
-    pub async fn send(&self, content: &MessageContent, options: SendOptions) -> Result<MessageRecord> {
+    pub async fn send(
+        &self,
+        content: &MessageContent,
+        options: SendOptions,
+    ) -> Result<MessageRecord> {
         content.validate().map_err(Error::Validation)?;
         self.seal_and_post(content, options).await
     }
 
-    async fn seal_and_post(&self, content: &MessageContent, options: SendOptions) -> Result<MessageRecord> {
+    async fn seal_and_post(
+        &self,
+        content: &MessageContent,
+        options: SendOptions,
+    ) -> Result<MessageRecord> {
         let (directory, connection_id) = self.directory().await?;
         let id = herald_crypto::new_message_id();
         let created_at = now_rfc3339();
@@ -126,7 +134,11 @@ impl AgentClient {
             kind: "message".into(),
             expects_answer,
             expires_at: None,
-            expires_in: if expects_answer { options.expires_in } else { None },
+            expires_in: if expects_answer {
+                options.expires_in
+            } else {
+                None
+            },
             reply_to: options.reply_to,
             envelope,
         };
@@ -140,7 +152,9 @@ impl AgentClient {
     pub async fn check(&self, id: &MessageId) -> Result<Option<WaitOutcome>> {
         let record = self.http.message(id).await?;
         match record.status {
-            MessageStatus::Answered => Ok(Some(WaitOutcome::Answered(self.open_answer(&record).await?))),
+            MessageStatus::Answered => Ok(Some(WaitOutcome::Answered(
+                self.open_answer(&record).await?,
+            ))),
             MessageStatus::Expired | MessageStatus::Cancelled => {
                 Ok(Some(WaitOutcome::Closed(record.status)))
             }
@@ -169,7 +183,9 @@ impl AgentClient {
         };
         let (header, plaintext) = opened;
         if header.kind != EnvelopeKind::Answer || header.message_id != record.id {
-            return Err(Error::Protocol("answer envelope does not belong to this request".into()));
+            return Err(Error::Protocol(
+                "answer envelope does not belong to this request".into(),
+            ));
         }
         let content: AnswerContent = serde_json::from_slice(&plaintext)
             .map_err(|e| Error::Protocol(format!("answer content: {e}")))?;
@@ -192,7 +208,9 @@ impl AgentClient {
     pub async fn wait(&self, id: &MessageId, timeout: Option<Duration>) -> Result<WaitOutcome> {
         let work = self.wait_forever(id);
         match timeout {
-            Some(t) => tokio::time::timeout(t, work).await.unwrap_or(Ok(WaitOutcome::TimedOut)),
+            Some(t) => tokio::time::timeout(t, work)
+                .await
+                .unwrap_or(Ok(WaitOutcome::TimedOut)),
             None => work.await,
         }
     }
@@ -234,7 +252,10 @@ pub mod testing {
 
     /// Seals and posts `content` WITHOUT validating it, as a broken SDK would, so tests can
     /// check that devices turn such messages into error cards.
-    pub async fn send_unchecked(client: &AgentClient, content: &MessageContent) -> Result<MessageRecord> {
+    pub async fn send_unchecked(
+        client: &AgentClient,
+        content: &MessageContent,
+    ) -> Result<MessageRecord> {
         client.seal_and_post(content, SendOptions::default()).await
     }
 }

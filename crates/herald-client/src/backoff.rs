@@ -13,7 +13,11 @@ pub struct Backoff {
 
 impl Default for Backoff {
     fn default() -> Self {
-        Backoff { attempt: 0, base: Duration::from_millis(250), cap: Duration::from_secs(30) }
+        Backoff {
+            attempt: 0,
+            base: Duration::from_millis(250),
+            cap: Duration::from_secs(30),
+        }
     }
 }
 
@@ -45,7 +49,10 @@ mod tests {
             let ceiling = Duration::from_millis(250)
                 .saturating_mul(1u32 << attempt.min(16))
                 .min(Duration::from_secs(30));
-            assert!(b.next_delay() <= ceiling, "attempt {attempt} within its ceiling");
+            assert!(
+                b.next_delay() <= ceiling,
+                "attempt {attempt} within its ceiling"
+            );
         }
     }
 }

@@ -61,7 +61,11 @@ impl Inner {
     }
 
     fn session(&self) -> Result<Arc<Session>> {
-        self.session.read().unwrap_or_else(|p| p.into_inner()).clone().ok_or(Error::NotSetUp)
+        self.session
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+            .ok_or(Error::NotSetUp)
     }
 
     pub(crate) async fn summary_of(&self, id: &str) -> Result<MessageSummary> {
@@ -100,14 +104,23 @@ impl Core {
         let session = self.inner.session().ok();
         let s = session.as_deref();
         SetupState {
-            status: if s.is_some() { SetupStatus::Ready } else { SetupStatus::NeedsSetup },
+            status: if s.is_some() {
+                SetupStatus::Ready
+            } else {
+                SetupStatus::NeedsSetup
+            },
             account_id: s.map(|s| s.state.account_id.to_string()),
             device_id: s.map(|s| s.state.device_id.to_string()),
             device_name: s.map(|s| s.state.device_name.clone()),
             relay_url: s.map(|s| s.state.relay_url.clone()),
             safety_code: s.map(|s| s.safety_code.clone()),
             secret_storage: self.inner.local.kind,
-            secret_storage_path: self.inner.local.path.as_ref().map(|p| p.display().to_string()),
+            secret_storage_path: self
+                .inner
+                .local
+                .path
+                .as_ref()
+                .map(|p| p.display().to_string()),
         }
     }
 
@@ -126,8 +139,15 @@ impl Core {
         let cfg = &self.inner.config;
         let request = CreateAccountRequest {
             statement: account_keys.statement(&now),
-            encryption_key: account_keys.encryption_key_certificate(account_keys.current_epoch(), &now)?,
-            device: account_keys.certify_device(&device_id, &cfg.device_name, &cfg.platform, &device_keys.public(), &now),
+            encryption_key: account_keys
+                .encryption_key_certificate(account_keys.current_epoch(), &now)?,
+            device: account_keys.certify_device(
+                &device_id,
+                &cfg.device_name,
+                &cfg.platform,
+                &device_keys.public(),
+                &now,
+            ),
         };
         let created = http.create_account(&request).await?;
         let state = DeviceState {
@@ -147,7 +167,11 @@ impl Core {
             recovery_key: recovery.display().to_string(),
             safety_code: session.safety_code.clone(),
         };
-        *self.inner.session.write().unwrap_or_else(|p| p.into_inner()) = Some(session);
+        *self
+            .inner
+            .session
+            .write()
+            .unwrap_or_else(|p| p.into_inner()) = Some(session);
         Ok(result)
     }
 
@@ -155,7 +179,11 @@ impl Core {
     /// called inside a tokio runtime.
     pub fn start_sync(&self) -> Result<()> {
         let session = self.inner.session()?;
-        let mut task = self.inner.sync_task.lock().unwrap_or_else(|p| p.into_inner());
+        let mut task = self
+            .inner
+            .sync_task
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
         if task.as_ref().is_some_and(|t| !t.is_finished()) {
             return Ok(());
         }
@@ -165,7 +193,13 @@ impl Core {
 
     /// Stops the background sync task, if running.
     pub fn stop_sync(&self) {
-        if let Some(t) = self.inner.sync_task.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        if let Some(t) = self
+            .inner
+            .sync_task
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+        {
             t.abort();
         }
     }
@@ -187,16 +221,28 @@ impl Core {
     pub async fn create_connection(&self, name: &str) -> Result<NewConnection> {
         let name = name.trim();
         if name.is_empty() || name.chars().count() > 80 {
-            return Err(Error::InvalidInput("a connection name has 1–80 characters".into()));
+            return Err(Error::InvalidInput(
+                "a connection name has 1–80 characters".into(),
+            ));
         }
         let session = self.inner.session()?;
         let seed = zeroize::Zeroizing::new(herald_crypto::random_bytes::<32>());
         let keys = ConnectionKeys::from_seed(&seed);
         let id = herald_crypto::new_connection_id();
         let now = crate::agent::now_rfc3339();
-        let certificate = session.state.account_keys.certify_connection(&id, name, &keys, &now);
-        let created = session.http.create_connection(&CreateConnectionRequest { certificate }).await?;
-        let token = ConnectionToken::new(&created.bearer, *seed, &session.state.account_keys.fingerprint());
+        let certificate = session
+            .state
+            .account_keys
+            .certify_connection(&id, name, &keys, &now);
+        let created = session
+            .http
+            .create_connection(&CreateConnectionRequest { certificate })
+            .await?;
+        let token = ConnectionToken::new(
+            &created.bearer,
+            *seed,
+            &session.state.account_keys.fingerprint(),
+        );
         let _ = session.directory(true).await;
         Ok(NewConnection {
             id: created.connection_id.to_string(),
@@ -214,14 +260,21 @@ impl Core {
             .connections
             .into_iter()
             .filter(|c| c.revoked_at.is_none())
-            .map(|c| ConnectionView { id: c.id.to_string(), name: c.name, created_at: c.created_at })
+            .map(|c| ConnectionView {
+                id: c.id.to_string(),
+                name: c.name,
+                created_at: c.created_at,
+            })
             .collect())
     }
 
     /// The inbox, newest first, from the local cache.
     pub async fn inbox(&self) -> Result<Vec<MessageSummary>> {
         let rows = self.inner.cache_call(|c| c.list()).await?;
-        Ok(rows.iter().map(|r| present::summary(&self.inner.local.key, r)).collect())
+        Ok(rows
+            .iter()
+            .map(|r| present::summary(&self.inner.local.key, r))
+            .collect())
     }
 
     /// One message, decrypted and rendered, from the local cache.
@@ -236,7 +289,10 @@ impl Core {
         let owned = id.to_owned();
         if self.inner.cache_call(move |c| c.mark_read(&owned)).await? {
             let message = self.inner.summary_of(id).await?;
-            let _ = self.inner.events.send(CoreEvent::MessageUpserted { message, is_new: false });
+            let _ = self.inner.events.send(CoreEvent::MessageUpserted {
+                message,
+                is_new: false,
+            });
         }
         Ok(())
     }
@@ -258,21 +314,38 @@ impl Core {
                     .actions
                     .iter()
                     .find(|a| a.id == action_id)
-                    .ok_or_else(|| Error::InvalidInput(format!("no action {action_id:?} in this request")))?;
-                AnswerContent { action_id: Some(action_id), values: action.values.clone() }
+                    .ok_or_else(|| {
+                        Error::InvalidInput(format!("no action {action_id:?} in this request"))
+                    })?;
+                AnswerContent {
+                    action_id: Some(action_id),
+                    values: action.values.clone(),
+                }
             }
             None => {
                 let text = input.values_json.unwrap_or_else(|| "{}".into());
-                let values = serde_json::from_str(&text)
-                    .map_err(|e| Error::InvalidInput(format!("answer values must be a JSON object: {e}")))?;
-                AnswerContent { action_id: None, values }
+                let values = serde_json::from_str(&text).map_err(|e| {
+                    Error::InvalidInput(format!("answer values must be a JSON object: {e}"))
+                })?;
+                AnswerContent {
+                    action_id: None,
+                    values,
+                }
             }
         };
-        opened.content.validate_answer(&answer).map_err(Error::Validation)?;
-        let envelope = session.seal_answer(&message_id, &opened.sender, &answer).await?;
+        opened
+            .content
+            .validate_answer(&answer)
+            .map_err(Error::Validation)?;
+        let envelope = session
+            .seal_answer(&message_id, &opened.sender, &answer)
+            .await?;
         let result = session
             .http
-            .answer(&message_id, &herald_protocol::wire::AnswerRequest { envelope })
+            .answer(
+                &message_id,
+                &herald_protocol::wire::AnswerRequest { envelope },
+            )
             .await;
         let record = match result {
             Ok(record) => record,
@@ -288,12 +361,19 @@ impl Core {
         self.message(id).await
     }
 
-    async fn store_and_announce(&self, session: &Session, record: &herald_protocol::wire::MessageRecord) -> Result<()> {
+    async fn store_and_announce(
+        &self,
+        session: &Session,
+        record: &herald_protocol::wire::MessageRecord,
+    ) -> Result<()> {
         let row = session.process(&self.inner.local.key, record).await?;
         let id = row.id.clone();
         self.inner.cache_call(move |c| c.store_record(&row)).await?;
         let message = self.inner.summary_of(&id).await?;
-        let _ = self.inner.events.send(CoreEvent::MessageUpserted { message, is_new: false });
+        let _ = self.inner.events.send(CoreEvent::MessageUpserted {
+            message,
+            is_new: false,
+        });
         Ok(())
     }
 }

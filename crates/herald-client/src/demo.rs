@@ -58,7 +58,13 @@ pub async fn run_demo(core: &Core) -> Result<usize> {
     for content in &messages {
         let expires_in = content.expects_answer().then_some(24 * 60 * 60);
         agent
-            .send(content, SendOptions { expires_in, ..Default::default() })
+            .send(
+                content,
+                SendOptions {
+                    expires_in,
+                    ..Default::default()
+                },
+            )
             .await?;
         // Spread the arrivals a little so the live updates are visible.
         tokio::time::sleep(Duration::from_millis(700)).await;
@@ -66,13 +72,17 @@ pub async fn run_demo(core: &Core) -> Result<usize> {
     Ok(messages.len())
 }
 
-
 #[cfg(test)]
 mod tests {
     #[test]
     fn demo_content_is_valid() {
         for m in super::demo_messages() {
-            assert!(m.validate().is_ok(), "demo message {:?} is valid: {:?}", m.title, m.validate());
+            assert!(
+                m.validate().is_ok(),
+                "demo message {:?} is valid: {:?}",
+                m.title,
+                m.validate()
+            );
         }
     }
 }

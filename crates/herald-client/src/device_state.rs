@@ -63,12 +63,18 @@ pub fn load(data_dir: &Path, key: &LocalKey) -> Result<Option<DeviceState>> {
         return Ok(None);
     }
     let sealed = fs::read(&p)?;
-    let plain = herald_crypto::open_local(key, AAD, &sealed)
-        .map_err(|_| Error::Storage(format!("{} cannot be opened with this device's key", p.display())))?;
-    let file: StateFile = serde_json::from_slice(&plain)
-        .map_err(|e| Error::Storage(format!("device state: {e}")))?;
+    let plain = herald_crypto::open_local(key, AAD, &sealed).map_err(|_| {
+        Error::Storage(format!(
+            "{} cannot be opened with this device's key",
+            p.display()
+        ))
+    })?;
+    let file: StateFile =
+        serde_json::from_slice(&plain).map_err(|e| Error::Storage(format!("device state: {e}")))?;
     let decode = |s: &str| {
-        b64_decode(s).map(Zeroizing::new).ok_or_else(|| Error::Storage("device state: bad key encoding".into()))
+        b64_decode(s)
+            .map(Zeroizing::new)
+            .ok_or_else(|| Error::Storage("device state: bad key encoding".into()))
     };
     Ok(Some(DeviceState {
         relay_url: file.relay_url,
@@ -93,7 +99,8 @@ pub fn save(data_dir: &Path, key: &LocalKey, state: &DeviceState) -> Result<()> 
         account_keys: b64_encode(&state.account_keys.to_bytes()),
         device_keys: b64_encode(&state.device_keys.to_bytes()),
     };
-    let json = Zeroizing::new(serde_json::to_vec(&file).map_err(|e| Error::Storage(e.to_string()))?);
+    let json =
+        Zeroizing::new(serde_json::to_vec(&file).map_err(|e| Error::Storage(e.to_string()))?);
     let sealed = herald_crypto::seal_local(key, AAD, &json);
     let tmp = data_dir.join(format!("{STATE_FILE}.tmp"));
     let _ = fs::remove_file(&tmp);

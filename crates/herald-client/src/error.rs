@@ -68,6 +68,5 @@ impl From<std::io::Error> for Error {
     }
 }
 
-
 /// Result alias of the device core.
 pub type Result<T> = std::result::Result<T, Error>;

@@ -26,7 +26,9 @@ pub struct RelayHttp {
 
 impl std::fmt::Debug for RelayHttp {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RelayHttp").field("base", &self.base).finish_non_exhaustive()
+        f.debug_struct("RelayHttp")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
     }
 }
 
@@ -80,9 +82,15 @@ impl RelayHttp {
     }
 
     async fn send<T: DeserializeOwned>(&self, req: RequestBuilder) -> Result<T> {
-        let resp = req.send().await.map_err(|e| Error::Network(e.without_url().to_string()))?;
+        let resp = req
+            .send()
+            .await
+            .map_err(|e| Error::Network(e.without_url().to_string()))?;
         let status = resp.status();
-        let bytes = resp.bytes().await.map_err(|e| Error::Network(e.to_string()))?;
+        let bytes = resp
+            .bytes()
+            .await
+            .map_err(|e| Error::Network(e.to_string()))?;
         if status.is_success() {
             return serde_json::from_slice(&bytes)
                 .map_err(|e| Error::Protocol(format!("unexpected relay response: {e}")));
@@ -90,12 +98,19 @@ impl RelayHttp {
         let body = serde_json::from_slice::<ErrorBody>(&bytes).unwrap_or_else(|_| {
             ErrorBody::with_message(ErrorCode::Internal, format!("relay answered HTTP {status}"))
         });
-        Err(Error::Relay { status: status.as_u16(), body })
+        Err(Error::Relay {
+            status: status.as_u16(),
+            body,
+        })
     }
 
     /// `POST /accounts`.
-    pub async fn create_account(&self, req: &CreateAccountRequest) -> Result<CreateAccountResponse> {
-        self.send(self.request(Method::POST, "/accounts").json(req)).await
+    pub async fn create_account(
+        &self,
+        req: &CreateAccountRequest,
+    ) -> Result<CreateAccountResponse> {
+        self.send(self.request(Method::POST, "/accounts").json(req))
+            .await
     }
 
     /// `POST /connections` (device).
@@ -103,7 +118,8 @@ impl RelayHttp {
         &self,
         req: &CreateConnectionRequest,
     ) -> Result<CreateConnectionResponse> {
-        self.send(self.request(Method::POST, "/connections").json(req)).await
+        self.send(self.request(Method::POST, "/connections").json(req))
+            .await
     }
 
     /// `GET /connections` (device).
@@ -140,18 +156,23 @@ impl RelayHttp {
 
     /// `GET /messages/:id`.
     pub async fn message(&self, id: &MessageId) -> Result<MessageRecord> {
-        self.send(self.request(Method::GET, &format!("/messages/{id}"))).await
+        self.send(self.request(Method::GET, &format!("/messages/{id}")))
+            .await
     }
 
     /// `POST /messages/:id/answer` (device).
     pub async fn answer(&self, id: &MessageId, req: &AnswerRequest) -> Result<MessageRecord> {
-        self.send(self.request(Method::POST, &format!("/messages/{id}/answer")).json(req))
-            .await
+        self.send(
+            self.request(Method::POST, &format!("/messages/{id}/answer"))
+                .json(req),
+        )
+        .await
     }
 
     /// `POST /messages/:id/cancel`.
     pub async fn cancel(&self, id: &MessageId) -> Result<MessageRecord> {
-        self.send(self.request(Method::POST, &format!("/messages/{id}/cancel"))).await
+        self.send(self.request(Method::POST, &format!("/messages/{id}/cancel")))
+            .await
     }
 
     /// The websocket URL for `GET /ws`.
@@ -160,7 +181,11 @@ impl RelayHttp {
             .base
             .strip_prefix("https://")
             .map(|r| format!("wss://{r}"))
-            .or_else(|| self.base.strip_prefix("http://").map(|r| format!("ws://{r}")))
+            .or_else(|| {
+                self.base
+                    .strip_prefix("http://")
+                    .map(|r| format!("ws://{r}"))
+            })
             .unwrap_or_else(|| self.base.clone());
         format!("{rest}/ws")
     }
@@ -175,9 +200,9 @@ pub fn is_code(err: &Error, code: ErrorCode) -> bool {
 pub(crate) fn is_transient(err: &Error) -> bool {
     match err {
         Error::Network(_) => true,
-        Error::Relay { status, .. } => {
-            StatusCode::from_u16(*status).map(|s| s.is_server_error()).unwrap_or(false)
-        }
+        Error::Relay { status, .. } => StatusCode::from_u16(*status)
+            .map(|s| s.is_server_error())
+            .unwrap_or(false),
         _ => false,
     }
 }

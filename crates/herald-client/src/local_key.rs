@@ -39,18 +39,34 @@ pub fn load_or_create(data_dir: &Path, use_keychain: bool) -> Result<LoadedKey> 
         let key = keychain_get(&account)?.ok_or_else(|| {
             Error::Storage("the keychain no longer holds this device's key".into())
         })?;
-        return Ok(LoadedKey { key, kind: SecretStorageKind::Keychain, path: None });
+        return Ok(LoadedKey {
+            key,
+            kind: SecretStorageKind::Keychain,
+            path: None,
+        });
     }
     if file.exists() {
-        return Ok(LoadedKey { key: read_key_file(&file)?, kind: SecretStorageKind::File, path: Some(file) });
+        return Ok(LoadedKey {
+            key: read_key_file(&file)?,
+            kind: SecretStorageKind::File,
+            path: Some(file),
+        });
     }
     let key = LocalKey::generate();
     if use_keychain && keychain_set(&account, &key).is_ok() {
         fs::write(&marker, b"the local key is in the OS keychain\n")?;
-        return Ok(LoadedKey { key, kind: SecretStorageKind::Keychain, path: None });
+        return Ok(LoadedKey {
+            key,
+            kind: SecretStorageKind::Keychain,
+            path: None,
+        });
     }
     write_key_file(&file, &key)?;
-    Ok(LoadedKey { key, kind: SecretStorageKind::File, path: Some(file) })
+    Ok(LoadedKey {
+        key,
+        kind: SecretStorageKind::File,
+        path: Some(file),
+    })
 }
 
 fn keychain_account(data_dir: &Path) -> String {
@@ -58,7 +74,8 @@ fn keychain_account(data_dir: &Path) -> String {
 }
 
 fn keychain_entry(account: &str) -> Result<keyring::Entry> {
-    keyring::Entry::new(KEYCHAIN_SERVICE, account).map_err(|e| Error::Storage(format!("keychain: {e}")))
+    keyring::Entry::new(KEYCHAIN_SERVICE, account)
+        .map_err(|e| Error::Storage(format!("keychain: {e}")))
 }
 
 fn keychain_set(account: &str, key: &LocalKey) -> Result<()> {
@@ -131,14 +148,25 @@ mod tests {
         let first = load_or_create(dir.path(), false).unwrap();
         assert_eq!(first.kind, SecretStorageKind::File, "no keychain requested");
         let again = load_or_create(dir.path(), false).unwrap();
-        assert_eq!(first.key.as_bytes(), again.key.as_bytes(), "same key after reload");
+        assert_eq!(
+            first.key.as_bytes(),
+            again.key.as_bytes(),
+            "same key after reload"
+        );
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            let mode = fs::metadata(dir.path().join(KEY_FILE)).unwrap().permissions().mode();
+            let mode = fs::metadata(dir.path().join(KEY_FILE))
+                .unwrap()
+                .permissions()
+                .mode();
             assert_eq!(mode & 0o777, 0o600, "key file is private");
-            fs::set_permissions(dir.path().join(KEY_FILE), fs::Permissions::from_mode(0o644)).unwrap();
-            assert!(load_or_create(dir.path(), false).is_err(), "a world-readable key file is refused");
+            fs::set_permissions(dir.path().join(KEY_FILE), fs::Permissions::from_mode(0o644))
+                .unwrap();
+            assert!(
+                load_or_create(dir.path(), false).is_err(),
+                "a world-readable key file is refused"
+            );
         }
     }
 }

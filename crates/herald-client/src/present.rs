@@ -23,7 +23,11 @@ fn status(s: WireStatus) -> MessageStatus {
     }
 }
 
-fn open_blob(key: &LocalKey, id: &str, blob: &Option<Vec<u8>>) -> Option<zeroize::Zeroizing<Vec<u8>>> {
+fn open_blob(
+    key: &LocalKey,
+    id: &str,
+    blob: &Option<Vec<u8>>,
+) -> Option<zeroize::Zeroizing<Vec<u8>>> {
     herald_crypto::open_local(key, id.as_bytes(), blob.as_ref()?).ok()
 }
 
@@ -67,7 +71,14 @@ pub(crate) fn opened(key: &LocalKey, m: &CachedMessage) -> Result<OpenedMessage>
 pub fn message_view(key: &LocalKey, m: &CachedMessage) -> Result<MessageView> {
     let summary = summary(key, m);
     let Ok(opened) = opened(key, m) else {
-        return Ok(MessageView { summary, body_html: String::new(), body_markdown: String::new(), actions: vec![], fields: vec![], answer: None });
+        return Ok(MessageView {
+            summary,
+            body_html: String::new(),
+            body_markdown: String::new(),
+            actions: vec![],
+            fields: vec![],
+            answer: None,
+        });
     };
     let content = opened.content;
     let answer = open_blob(key, &m.record.id, &m.record.sealed_answer)
@@ -81,7 +92,14 @@ pub fn message_view(key: &LocalKey, m: &CachedMessage) -> Result<MessageView> {
         summary,
         body_html: herald_render::markdown_to_html(&content.body),
         body_markdown: content.body.clone(),
-        actions: content.actions.iter().map(|a| ActionView { id: a.id.clone(), label: a.label.clone() }).collect(),
+        actions: content
+            .actions
+            .iter()
+            .map(|a| ActionView {
+                id: a.id.clone(),
+                label: a.label.clone(),
+            })
+            .collect(),
         fields: content
             .fields
             .iter()
@@ -90,7 +108,9 @@ pub fn message_view(key: &LocalKey, m: &CachedMessage) -> Result<MessageView> {
                     WireFieldKind::Text => (FieldKind::Text, vec![]),
                     WireFieldKind::Textarea => (FieldKind::Textarea, vec![]),
                     WireFieldKind::Choice { options, .. } => (FieldKind::Choice, options.clone()),
-                    WireFieldKind::Multiselect { options, .. } => (FieldKind::Multiselect, options.clone()),
+                    WireFieldKind::Multiselect { options, .. } => {
+                        (FieldKind::Multiselect, options.clone())
+                    }
                 };
                 FieldView {
                     id: f.id.clone(),
@@ -100,7 +120,11 @@ pub fn message_view(key: &LocalKey, m: &CachedMessage) -> Result<MessageView> {
                     help: f.help.clone(),
                     options: options
                         .into_iter()
-                        .map(|o| OptionView { value: o.value, label: o.label, description: o.description })
+                        .map(|o| OptionView {
+                            value: o.value,
+                            label: o.label,
+                            description: o.description,
+                        })
                         .collect(),
                     default_json: f.default.as_ref().map(|d| d.to_string()),
                 }

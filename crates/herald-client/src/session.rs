@@ -36,7 +36,12 @@ impl Session {
         let http = RelayHttp::new(&state.relay_url)?.with_bearer(&state.device_token);
         let safety_code =
             herald_crypto::safety_code(&state.account_keys.identity_public(), &state.account_id);
-        Ok(Session { state, http, safety_code, directory: RwLock::new(None) })
+        Ok(Session {
+            state,
+            http,
+            safety_code,
+            directory: RwLock::new(None),
+        })
     }
 
     /// The verified directory, fetching `GET /keys` when missing or when `refresh`.
@@ -49,7 +54,9 @@ impl Session {
         let keys = self.http.keys().await?;
         let fresh = Directory::verify(&keys, &self.state.account_keys.fingerprint())?;
         if fresh.account_id() != &self.state.account_id {
-            return Err(Error::Protocol("the relay served another account's keys".into()));
+            return Err(Error::Protocol(
+                "the relay served another account's keys".into(),
+            ));
         }
         *self.directory.write().await = Some(fresh.clone());
         Ok(fresh)
@@ -65,7 +72,10 @@ impl Session {
 
     /// Verifies and opens an envelope with the account keys, refreshing the directory once
     /// when the signer is unknown (a connection created on another device).
-    async fn open(&self, envelope: &Envelope) -> Result<(EnvelopeHeader, zeroize::Zeroizing<Vec<u8>>)> {
+    async fn open(
+        &self,
+        envelope: &Envelope,
+    ) -> Result<(EnvelopeHeader, zeroize::Zeroizing<Vec<u8>>)> {
         let secrets = self.account_secrets(envelope);
         let refs: Vec<&RecipientSecret> = secrets.iter().collect();
         let directory = self.directory(false).await?;
@@ -102,12 +112,22 @@ impl Session {
                 if let Err(violations) = opened.content.validate() {
                     row.error = Some(format!(
                         "The sender's message breaks the format: {}",
-                        violations.iter().map(|v| v.to_string()).collect::<Vec<_>>().join("; ")
+                        violations
+                            .iter()
+                            .map(|v| v.to_string())
+                            .collect::<Vec<_>>()
+                            .join("; ")
                     ));
                 }
                 row.sender_name = sender_name;
-                row.sealed_title = Some(herald_crypto::seal_local(local, aad, opened.content.title.as_bytes()));
-                let json = zeroize::Zeroizing::new(serde_json::to_vec(&opened).map_err(|e| Error::Protocol(e.to_string()))?);
+                row.sealed_title = Some(herald_crypto::seal_local(
+                    local,
+                    aad,
+                    opened.content.title.as_bytes(),
+                ));
+                let json = zeroize::Zeroizing::new(
+                    serde_json::to_vec(&opened).map_err(|e| Error::Protocol(e.to_string()))?,
+                );
                 row.sealed_content = Some(herald_crypto::seal_local(local, aad, &json));
             }
             Err(Error::Network(e)) => return Err(Error::Network(e)),
@@ -116,11 +136,15 @@ impl Session {
         if let Some(answer) = &record.answer {
             match self.open_answer(&record.id, &answer.envelope).await {
                 Ok(content) => {
-                    let json = zeroize::Zeroizing::new(serde_json::to_vec(&content).map_err(|e| Error::Protocol(e.to_string()))?);
+                    let json = zeroize::Zeroizing::new(
+                        serde_json::to_vec(&content).map_err(|e| Error::Protocol(e.to_string()))?,
+                    );
                     row.sealed_answer = Some(herald_crypto::seal_local(local, aad, &json));
                 }
                 Err(Error::Network(e)) => return Err(Error::Network(e)),
-                Err(e) => tracing::warn!(message = %record.id, code = %e.code(), "answer could not be opened"),
+                Err(e) => {
+                    tracing::warn!(message = %record.id, code = %e.code(), "answer could not be opened")
+                }
             }
         }
         Ok(row)
@@ -132,34 +156,55 @@ impl Session {
             || header.message_id != record.id
             || header.account_id != self.state.account_id
         {
-            return Err(Error::Protocol("the envelope header does not match its record".into()));
+            return Err(Error::Protocol(
+                "the envelope header does not match its record".into(),
+            ));
         }
         let content: MessageContent = serde_json::from_slice(&plaintext)
             .map_err(|e| Error::Protocol(format!("the content is not a Herald message: {e}")))?;
         let directory = self.directory(false).await?;
-        let name = directory.sender_name(&header.sender).unwrap_or_else(|| record.sender.name.clone());
-        Ok((OpenedMessage { content, sender: header.sender }, name))
+        let name = directory
+            .sender_name(&header.sender)
+            .unwrap_or_else(|| record.sender.name.clone());
+        Ok((
+            OpenedMessage {
+                content,
+                sender: header.sender,
+            },
+            name,
+        ))
     }
 
     async fn open_answer(&self, id: &MessageId, envelope: &Envelope) -> Result<AnswerContent> {
         let (header, plaintext) = self.open(envelope).await?;
         if header.kind != EnvelopeKind::Answer || &header.message_id != id {
-            return Err(Error::Protocol("answer envelope does not belong to this request".into()));
+            return Err(Error::Protocol(
+                "answer envelope does not belong to this request".into(),
+            ));
         }
-        serde_json::from_slice(&plaintext).map_err(|e| Error::Protocol(format!("answer content: {e}")))
+        serde_json::from_slice(&plaintext)
+            .map_err(|e| Error::Protocol(format!("answer content: {e}")))
     }
 
     /// Seals an answer to the asking sender (a connection or device) and the account, signed
     /// by this device.
-    pub async fn seal_answer(&self, id: &MessageId, to: &Principal, answer: &AnswerContent) -> Result<Envelope> {
+    pub async fn seal_answer(
+        &self,
+        id: &MessageId,
+        to: &Principal,
+        answer: &AnswerContent,
+    ) -> Result<Envelope> {
         let mut directory = self.directory(false).await?;
         if recipient_of(&directory, to).is_none() {
             directory = self.directory(true).await?;
         }
-        let asker = recipient_of(&directory, to)
-            .ok_or_else(|| Error::Protocol("the asking connection is no longer certified (revoked?)".into()))?;
+        let asker = recipient_of(&directory, to).ok_or_else(|| {
+            Error::Protocol("the asking connection is no longer certified (revoked?)".into())
+        })?;
         let recipients = [asker, directory.current_account_recipient()];
-        let plaintext = zeroize::Zeroizing::new(serde_json::to_vec(answer).map_err(|e| Error::Protocol(e.to_string()))?);
+        let plaintext = zeroize::Zeroizing::new(
+            serde_json::to_vec(answer).map_err(|e| Error::Protocol(e.to_string()))?,
+        );
         let created_at = crate::agent::now_rfc3339();
         Ok(herald_crypto::seal(
             &SealParams {

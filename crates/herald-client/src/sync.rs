@@ -27,11 +27,15 @@ pub(crate) async fn catch_up(inner: &Inner, session: &Session) -> Result<usize> 
         }
         let next = page.cursor;
         let stored = rows.clone();
-        let fresh = inner.cache_call(move |c| c.store_page(&stored, next)).await?;
+        let fresh = inner
+            .cache_call(move |c| c.store_page(&stored, next))
+            .await?;
         total += rows.len();
         for (row, is_new) in rows.iter().zip(fresh) {
             if let Ok(message) = inner.summary_of(&row.id).await {
-                let _ = inner.events.send(CoreEvent::MessageUpserted { message, is_new });
+                let _ = inner
+                    .events
+                    .send(CoreEvent::MessageUpserted { message, is_new });
             }
         }
         if !page.has_more || page.records.is_empty() {
@@ -46,7 +50,10 @@ pub(crate) async fn run(inner: Arc<Inner>, session: Arc<Session>) {
     loop {
         match SyncSocket::connect(&session.http).await {
             Ok(mut socket) => {
-                let _ = inner.events.send(CoreEvent::SyncState { connected: true, error: None });
+                let _ = inner.events.send(CoreEvent::SyncState {
+                    connected: true,
+                    error: None,
+                });
                 backoff.reset();
                 let mut healthy = true;
                 // Catch up after subscribing, so nothing between the two is missed.

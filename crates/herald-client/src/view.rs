@@ -206,10 +206,16 @@ pub enum CoreEvent {
     /// A message was added or changed (new, answered, expired...). `isNew` is true the first
     /// time this device sees it (used for OS notifications).
     #[serde(rename_all = "camelCase")]
-    MessageUpserted { message: MessageSummary, is_new: bool },
+    MessageUpserted {
+        message: MessageSummary,
+        is_new: bool,
+    },
     /// Connection to the relay went up or down.
     #[serde(rename_all = "camelCase")]
-    SyncState { connected: bool, error: Option<String> },
+    SyncState {
+        connected: bool,
+        error: Option<String>,
+    },
 }
 
 /// Error the UI receives: it branches on `code`, never on `message`.

@@ -32,16 +32,20 @@ impl SyncSocket {
                 .map_err(|_| Error::InvalidInput("credential has invalid characters".into()))?;
             request.headers_mut().insert("Authorization", value);
         }
-        let (stream, _) = tokio_tungstenite::connect_async(request).await.map_err(|e| {
-            use tokio_tungstenite::tungstenite::Error as WsError;
-            match e {
-                WsError::Http(resp) if resp.status() == 401 => Error::Relay {
-                    status: 401,
-                    body: herald_protocol::ErrorBody::new(herald_protocol::ErrorCode::Unauthorized),
-                },
-                other => Error::Network(other.to_string()),
-            }
-        })?;
+        let (stream, _) = tokio_tungstenite::connect_async(request)
+            .await
+            .map_err(|e| {
+                use tokio_tungstenite::tungstenite::Error as WsError;
+                match e {
+                    WsError::Http(resp) if resp.status() == 401 => Error::Relay {
+                        status: 401,
+                        body: herald_protocol::ErrorBody::new(
+                            herald_protocol::ErrorCode::Unauthorized,
+                        ),
+                    },
+                    other => Error::Network(other.to_string()),
+                }
+            })?;
         Ok(SyncSocket { stream })
     }
 

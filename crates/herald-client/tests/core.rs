@@ -22,12 +22,19 @@ async fn env() -> Env {
     let relay_dir = tempfile::tempdir().unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let relay = herald_relay::spawn(
-        herald_relay::RelayConfig { data_dir: relay_dir.path().to_path_buf(), public_url: None },
+        herald_relay::RelayConfig {
+            data_dir: relay_dir.path().to_path_buf(),
+            public_url: None,
+        },
         listener,
     )
     .await
     .expect("relay starts");
-    Env { relay, _relay_dir: relay_dir, device_dir: tempfile::tempdir().unwrap() }
+    Env {
+        relay,
+        _relay_dir: relay_dir,
+        device_dir: tempfile::tempdir().unwrap(),
+    }
 }
 
 fn open(dir: &std::path::Path) -> Core {
@@ -57,7 +64,9 @@ async fn next_upsert(
 ) -> herald_client::view::MessageSummary {
     tokio::time::timeout(Duration::from_secs(20), async {
         loop {
-            if let CoreEvent::MessageUpserted { message, is_new } = events.recv().await.expect("event stream open") {
+            if let CoreEvent::MessageUpserted { message, is_new } =
+                events.recv().await.expect("event stream open")
+            {
                 if pred(&message, is_new) {
                     return message;
                 }
@@ -72,19 +81,51 @@ async fn next_upsert(
 async fn request_arrives_live_is_answered_and_survives_restart() {
     let env = env().await;
     let core = open(env.device_dir.path());
-    assert_eq!(core.setup_state().status, SetupStatus::NeedsSetup, "fresh device");
-    let onboard = core.create_account(&env.relay.url()).await.expect("account created");
-    assert_eq!(onboard.safety_code.split(' ').count(), 6, "safety code in 6 groups");
-    assert!(onboard.safety_code.replace(' ', "").chars().all(|c| c.is_ascii_digit()), "digits only");
-    assert_eq!(core.setup_state().safety_code.as_deref(), Some(onboard.safety_code.as_str()), "same code later");
+    assert_eq!(
+        core.setup_state().status,
+        SetupStatus::NeedsSetup,
+        "fresh device"
+    );
+    let onboard = core
+        .create_account(&env.relay.url())
+        .await
+        .expect("account created");
+    assert_eq!(
+        onboard.safety_code.split(' ').count(),
+        6,
+        "safety code in 6 groups"
+    );
+    assert!(
+        onboard
+            .safety_code
+            .replace(' ', "")
+            .chars()
+            .all(|c| c.is_ascii_digit()),
+        "digits only"
+    );
+    assert_eq!(
+        core.setup_state().safety_code.as_deref(),
+        Some(onboard.safety_code.as_str()),
+        "same code later"
+    );
 
-    let connection = core.create_connection("deploy-bot").await.expect("connection");
+    let connection = core
+        .create_connection("deploy-bot")
+        .await
+        .expect("connection");
     assert_eq!(core.list_connections().await.unwrap().len(), 1, "listed");
-    let agent = AgentClient::new(&connection.relay_url, ConnectionToken::parse(&connection.token).unwrap()).unwrap();
+    let agent = AgentClient::new(
+        &connection.relay_url,
+        ConnectionToken::parse(&connection.token).unwrap(),
+    )
+    .unwrap();
 
     let mut events = core.subscribe();
     core.start_sync().expect("sync starts");
-    let sent = agent.send(&approve_reject("Deploy?"), SendOptions::default()).await.expect("sent");
+    let sent = agent
+        .send(&approve_reject("Deploy?"), SendOptions::default())
+        .await
+        .expect("sent");
     let summary = next_upsert(&mut events, |m, is_new| m.id == sent.id.as_str() && is_new).await;
     assert_eq!(summary.title, "Deploy?", "decrypted title");
     assert_eq!(summary.sender_name, "deploy-bot", "verified sender name");
@@ -92,31 +133,83 @@ async fn request_arrives_live_is_answered_and_survives_restart() {
     assert!(summary.unread, "new is unread");
 
     let view = core.message(sent.id.as_str()).await.unwrap();
-    assert!(view.body_html.contains("<strong>it</strong>"), "rendered Markdown: {}", view.body_html);
+    assert!(
+        view.body_html.contains("<strong>it</strong>"),
+        "rendered Markdown: {}",
+        view.body_html
+    );
     assert_eq!(view.actions.len(), 2, "both actions");
 
-    let bad = core.answer(sent.id.as_str(), AnswerInput { action_id: Some("deploy".into()), values_json: None }).await;
-    assert_eq!(bad.err().map(|e| e.code()), Some("invalid_input".to_owned()), "unknown action refused locally");
+    let bad = core
+        .answer(
+            sent.id.as_str(),
+            AnswerInput {
+                action_id: Some("deploy".into()),
+                values_json: None,
+            },
+        )
+        .await;
+    assert_eq!(
+        bad.err().map(|e| e.code()),
+        Some("invalid_input".to_owned()),
+        "unknown action refused locally"
+    );
 
     let waiter = tokio::spawn({
         let id = sent.id.clone();
         async move { agent.wait(&id, Some(Duration::from_secs(20))).await }
     });
     let answered = core
-        .answer(sent.id.as_str(), AnswerInput { action_id: Some("approve".into()), values_json: None })
+        .answer(
+            sent.id.as_str(),
+            AnswerInput {
+                action_id: Some("approve".into()),
+                values_json: None,
+            },
+        )
         .await
         .expect("answered");
-    assert_eq!(answered.summary.status, MessageStatus::Answered, "status answered");
-    assert_eq!(answered.answer.as_ref().and_then(|a| a.action_id.as_deref()), Some("approve"), "answer shown");
+    assert_eq!(
+        answered.summary.status,
+        MessageStatus::Answered,
+        "status answered"
+    );
+    assert_eq!(
+        answered
+            .answer
+            .as_ref()
+            .and_then(|a| a.action_id.as_deref()),
+        Some("approve"),
+        "answer shown"
+    );
     match waiter.await.unwrap().expect("wait ok") {
         WaitOutcome::Answered(a) => {
-            assert_eq!(a.action_id.as_deref(), Some("approve"), "agent sees approve");
-            assert_eq!(a.answered_by, "Test laptop", "answered by the certified device");
+            assert_eq!(
+                a.action_id.as_deref(),
+                Some("approve"),
+                "agent sees approve"
+            );
+            assert_eq!(
+                a.answered_by, "Test laptop",
+                "answered by the certified device"
+            );
         }
         other => panic!("expected an answer, got {other:?}"),
     }
-    let twice = core.answer(sent.id.as_str(), AnswerInput { action_id: Some("reject".into()), values_json: None }).await;
-    assert_eq!(twice.err().map(|e| e.code()), Some("already_answered".to_owned()), "answers are accepted once");
+    let twice = core
+        .answer(
+            sent.id.as_str(),
+            AnswerInput {
+                action_id: Some("reject".into()),
+                values_json: None,
+            },
+        )
+        .await;
+    assert_eq!(
+        twice.err().map(|e| e.code()),
+        Some("already_answered".to_owned()),
+        "answers are accepted once"
+    );
 
     core.mark_read(sent.id.as_str()).await.unwrap();
     core.stop_sync();
@@ -125,13 +218,29 @@ async fn request_arrives_live_is_answered_and_survives_restart() {
     // Restart: keys, cache, read state and cursor survive.
     let core = open(env.device_dir.path());
     let state = core.setup_state();
-    assert_eq!(state.status, SetupStatus::Ready, "still set up after restart");
-    assert_eq!(state.safety_code.as_deref(), Some(onboard.safety_code.as_str()), "same safety code");
+    assert_eq!(
+        state.status,
+        SetupStatus::Ready,
+        "still set up after restart"
+    );
+    assert_eq!(
+        state.safety_code.as_deref(),
+        Some(onboard.safety_code.as_str()),
+        "same safety code"
+    );
     let inbox = core.inbox().await.unwrap();
     assert_eq!(inbox.len(), 1, "cached message still there");
     assert!(!inbox[0].unread, "read state kept");
-    assert_eq!(inbox[0].status, MessageStatus::Answered, "answered state kept");
-    assert_eq!(core.sync_once().await.unwrap(), 0, "nothing new after restart: the cursor was stored");
+    assert_eq!(
+        inbox[0].status,
+        MessageStatus::Answered,
+        "answered state kept"
+    );
+    assert_eq!(
+        core.sync_once().await.unwrap(),
+        0,
+        "nothing new after restart: the cursor was stored"
+    );
     env.relay.shutdown().await;
 }
 
@@ -141,23 +250,53 @@ async fn broken_content_becomes_an_error_card_and_the_inbox_keeps_working() {
     let core = open(env.device_dir.path());
     core.create_account(&env.relay.url()).await.unwrap();
     let connection = core.create_connection("buggy-bot").await.unwrap();
-    let agent = AgentClient::new(&connection.relay_url, ConnectionToken::parse(&connection.token).unwrap()).unwrap();
+    let agent = AgentClient::new(
+        &connection.relay_url,
+        ConnectionToken::parse(&connection.token).unwrap(),
+    )
+    .unwrap();
 
     // A buggy sender: content valid enough to seal but breaking the published limits. The SDK
     // refuses it, so seal it by hand the way a broken SDK would.
     let mut bad = approve_reject("Too many buttons");
     for i in 0..9 {
-        bad.actions.push(herald_protocol::content::Action { id: format!("x{i}"), label: "X".into(), values: Default::default() });
+        bad.actions.push(herald_protocol::content::Action {
+            id: format!("x{i}"),
+            label: "X".into(),
+            values: Default::default(),
+        });
     }
-    assert!(agent.send(&bad, SendOptions::default()).await.is_err(), "the SDK validates before sealing");
-    herald_client::agent::testing::send_unchecked(&agent, &bad).await.expect("a broken sender can still post");
-    agent.send(&approve_reject("Fine"), SendOptions::default()).await.unwrap();
+    assert!(
+        agent.send(&bad, SendOptions::default()).await.is_err(),
+        "the SDK validates before sealing"
+    );
+    herald_client::agent::testing::send_unchecked(&agent, &bad)
+        .await
+        .expect("a broken sender can still post");
+    agent
+        .send(&approve_reject("Fine"), SendOptions::default())
+        .await
+        .unwrap();
 
     assert_eq!(core.sync_once().await.unwrap(), 2, "both records stored");
     let inbox = core.inbox().await.unwrap();
-    let broken = inbox.iter().find(|m| m.title == "Too many buttons").expect("bad message listed with its title");
-    assert!(broken.error.as_deref().unwrap_or_default().contains("actions"), "error names the broken rule: {:?}", broken.error);
-    assert!(inbox.iter().any(|m| m.title == "Fine" && m.error.is_none()), "the next message is fine");
+    let broken = inbox
+        .iter()
+        .find(|m| m.title == "Too many buttons")
+        .expect("bad message listed with its title");
+    assert!(
+        broken
+            .error
+            .as_deref()
+            .unwrap_or_default()
+            .contains("actions"),
+        "error names the broken rule: {:?}",
+        broken.error
+    );
+    assert!(
+        inbox.iter().any(|m| m.title == "Fine" && m.error.is_none()),
+        "the next message is fine"
+    );
     env.relay.shutdown().await;
 }
 
@@ -167,9 +306,19 @@ async fn a_corrupt_cache_is_rebuilt_from_the_relay_and_keys_are_untouched() {
     let core = open(env.device_dir.path());
     let onboard = core.create_account(&env.relay.url()).await.unwrap();
     let connection = core.create_connection("bot").await.unwrap();
-    let agent = AgentClient::new(&connection.relay_url, ConnectionToken::parse(&connection.token).unwrap()).unwrap();
-    agent.send(&approve_reject("One"), SendOptions::default()).await.unwrap();
-    agent.send(&content(json!({"title": "Two"})), SendOptions::default()).await.unwrap();
+    let agent = AgentClient::new(
+        &connection.relay_url,
+        ConnectionToken::parse(&connection.token).unwrap(),
+    )
+    .unwrap();
+    agent
+        .send(&approve_reject("One"), SendOptions::default())
+        .await
+        .unwrap();
+    agent
+        .send(&content(json!({"title": "Two"})), SendOptions::default())
+        .await
+        .unwrap();
     core.sync_once().await.unwrap();
     drop(core);
 
@@ -181,9 +330,19 @@ async fn a_corrupt_cache_is_rebuilt_from_the_relay_and_keys_are_untouched() {
     std::fs::write(&db, &bytes[..bytes.len() / 3]).unwrap(); // truncated
 
     let core = open(env.device_dir.path());
-    assert_eq!(core.setup_state().safety_code.as_deref(), Some(onboard.safety_code.as_str()), "keys untouched");
+    assert_eq!(
+        core.setup_state().safety_code.as_deref(),
+        Some(onboard.safety_code.as_str()),
+        "keys untouched"
+    );
     core.sync_once().await.expect("re-sync");
-    let mut titles: Vec<_> = core.inbox().await.unwrap().into_iter().map(|m| m.title).collect();
+    let mut titles: Vec<_> = core
+        .inbox()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|m| m.title)
+        .collect();
     titles.sort();
     assert_eq!(titles, ["One", "Two"], "everything back from the relay");
     env.relay.shutdown().await;

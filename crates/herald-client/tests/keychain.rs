@@ -21,11 +21,29 @@ fn local_key_lives_in_the_keychain_and_survives_reopen() {
     };
     let core = Core::open(config.clone()).expect("core opens with the keychain");
     let state = core.setup_state();
-    assert_eq!(state.secret_storage, SecretStorageKind::Keychain, "the keychain was used");
-    assert!(state.secret_storage_path.is_none(), "no key file path to show");
-    assert!(!dir.path().join(KEY_FILE).exists(), "no 0600 fallback file was written");
+    assert_eq!(
+        state.secret_storage,
+        SecretStorageKind::Keychain,
+        "the keychain was used"
+    );
+    assert!(
+        state.secret_storage_path.is_none(),
+        "no key file path to show"
+    );
+    assert!(
+        !dir.path().join(KEY_FILE).exists(),
+        "no 0600 fallback file was written"
+    );
     drop(core);
     let again = Core::open(config).expect("reopens with the key from the keychain");
-    assert_eq!(again.setup_state().secret_storage, SecretStorageKind::Keychain, "still the keychain");
-    assert_eq!(again.setup_state().status, SetupStatus::NeedsSetup, "no account yet, but the key loaded");
+    assert_eq!(
+        again.setup_state().secret_storage,
+        SecretStorageKind::Keychain,
+        "still the keychain"
+    );
+    assert_eq!(
+        again.setup_state().status,
+        SetupStatus::NeedsSetup,
+        "no account yet, but the key loaded"
+    );
 }

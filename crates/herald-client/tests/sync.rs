@@ -12,18 +12,34 @@ use herald_protocol::content::MessageContent;
 
 async fn start_relay(dir: &std::path::Path, addr: &str) -> herald_relay::RunningRelay {
     let listener = tokio::net::TcpListener::bind(addr).await.expect("bind");
-    herald_relay::spawn(herald_relay::RelayConfig { data_dir: dir.to_path_buf(), public_url: None }, listener)
-        .await
-        .expect("relay starts")
+    herald_relay::spawn(
+        herald_relay::RelayConfig {
+            data_dir: dir.to_path_buf(),
+            public_url: None,
+        },
+        listener,
+    )
+    .await
+    .expect("relay starts")
 }
 
 fn open(dir: &std::path::Path) -> Core {
-    Core::open(CoreConfig { data_dir: dir.into(), device_name: "d".into(), platform: "linux".into(), use_keychain: false })
-        .expect("core opens")
+    Core::open(CoreConfig {
+        data_dir: dir.into(),
+        device_name: "d".into(),
+        platform: "linux".into(),
+        use_keychain: false,
+    })
+    .expect("core opens")
 }
 
 fn note(title: &str) -> MessageContent {
-    MessageContent { title: title.into(), body: String::new(), fields: vec![], actions: vec![] }
+    MessageContent {
+        title: title.into(),
+        body: String::new(),
+        fields: vec![],
+        actions: vec![],
+    }
 }
 
 async fn setup(relay_url: &str, device_dir: &std::path::Path) -> (Core, AgentClient) {
@@ -42,11 +58,22 @@ async fn page_plus_one_is_fetched_completely_and_a_second_pass_is_a_no_op() {
     let (core, agent) = setup(&relay.url(), device_dir.path()).await;
     let n = herald_protocol::wire::DEFAULT_PAGE_LIMIT as usize + 1;
     for i in 0..n {
-        agent.send(&note(&format!("m{i}")), SendOptions::default()).await.unwrap();
+        agent
+            .send(&note(&format!("m{i}")), SendOptions::default())
+            .await
+            .unwrap();
     }
-    assert_eq!(core.sync_once().await.unwrap(), n, "one full page and one more record");
+    assert_eq!(
+        core.sync_once().await.unwrap(),
+        n,
+        "one full page and one more record"
+    );
     assert_eq!(core.inbox().await.unwrap().len(), n, "all cached");
-    assert_eq!(core.sync_once().await.unwrap(), 0, "a repeated catch-up stores nothing");
+    assert_eq!(
+        core.sync_once().await.unwrap(),
+        0,
+        "a repeated catch-up stores nothing"
+    );
     relay.shutdown().await;
 }
 
@@ -59,7 +86,10 @@ async fn relay_restart_device_reconnects_and_misses_nothing() {
     let (core, agent) = setup(&relay.url(), device_dir.path()).await;
     let mut events = core.subscribe();
     core.start_sync().unwrap();
-    agent.send(&note("before"), SendOptions::default()).await.unwrap();
+    agent
+        .send(&note("before"), SendOptions::default())
+        .await
+        .unwrap();
 
     let mut seen = Vec::new();
     let mut saw_disconnect = false;
@@ -83,7 +113,9 @@ async fn relay_restart_device_reconnects_and_misses_nothing() {
         while !(seen.contains(&"during-1".to_string()) && seen.contains(&"during-2".to_string())) {
             match events.recv().await.unwrap() {
                 CoreEvent::MessageUpserted { message, .. } => seen.push(message.title),
-                CoreEvent::SyncState { connected: false, .. } => saw_disconnect = true,
+                CoreEvent::SyncState {
+                    connected: false, ..
+                } => saw_disconnect = true,
                 CoreEvent::SyncState { .. } => {}
             }
         }
@@ -91,8 +123,18 @@ async fn relay_restart_device_reconnects_and_misses_nothing() {
     .await
     .expect("messages sent after the restart arrive after reconnecting");
     assert!(saw_disconnect, "the UI was told the connection dropped");
-    let titles: Vec<_> = core.inbox().await.unwrap().into_iter().map(|m| m.title).collect();
-    assert_eq!(titles.len(), 3, "each message stored exactly once: {titles:?}");
+    let titles: Vec<_> = core
+        .inbox()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|m| m.title)
+        .collect();
+    assert_eq!(
+        titles.len(),
+        3,
+        "each message stored exactly once: {titles:?}"
+    );
     core.stop_sync();
     relay.shutdown().await;
 }

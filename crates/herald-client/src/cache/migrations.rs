@@ -42,7 +42,9 @@ mod tests {
     #[test]
     fn migrations_are_valid() {
         assert!(
-            rusqlite_migration::Migrations::from_slice(super::MIGRATIONS).validate().is_ok(),
+            rusqlite_migration::Migrations::from_slice(super::MIGRATIONS)
+                .validate()
+                .is_ok(),
             "every migration applies to an empty database"
         );
     }

@@ -52,13 +52,18 @@ impl Cache {
         };
         let reader = Connection::open(&path)?;
         reader.busy_timeout(std::time::Duration::from_secs(5))?;
-        Ok(Cache { writer: Mutex::new(writer), reader: Mutex::new(reader) })
+        Ok(Cache {
+            writer: Mutex::new(writer),
+            reader: Mutex::new(reader),
+        })
     }
 
     /// The highest revision stored.
     pub fn cursor(&self) -> Result<Revision> {
         let c = lock(&self.reader);
-        let v: i64 = c.query_row("SELECT cursor FROM sync_state WHERE id = 1", [], |r| r.get(0))?;
+        let v: i64 = c.query_row("SELECT cursor FROM sync_state WHERE id = 1", [], |r| {
+            r.get(0)
+        })?;
         Ok(Revision(v as u64))
     }
 
@@ -70,7 +75,11 @@ impl Cache {
         let mut fresh = Vec::with_capacity(records.len());
         for r in records {
             let existing: Option<i64> = tx
-                .query_row("SELECT revision FROM messages WHERE id = ?1", [r.id.as_str()], |row| row.get(0))
+                .query_row(
+                    "SELECT revision FROM messages WHERE id = ?1",
+                    [r.id.as_str()],
+                    |row| row.get(0),
+                )
                 .optional()?;
             fresh.push(existing.is_none());
             if existing.is_some_and(|rev| rev as u64 >= r.revision.0) {
@@ -90,7 +99,11 @@ impl Cache {
     pub fn store_record(&self, record: &StoredRecord) -> Result<()> {
         let c = lock(&self.writer);
         let existing: Option<i64> = c
-            .query_row("SELECT revision FROM messages WHERE id = ?1", [record.id.as_str()], |row| row.get(0))
+            .query_row(
+                "SELECT revision FROM messages WHERE id = ?1",
+                [record.id.as_str()],
+                |row| row.get(0),
+            )
             .optional()?;
         if existing.is_some_and(|rev| rev as u64 >= record.revision.0) {
             return Ok(());
@@ -110,7 +123,10 @@ impl Cache {
 
     /// Marks a message read.
     pub fn mark_read(&self, id: &str) -> Result<bool> {
-        let n = lock(&self.writer).execute("UPDATE messages SET unread = 0 WHERE id = ?1 AND unread = 1", [id])?;
+        let n = lock(&self.writer).execute(
+            "UPDATE messages SET unread = 0 WHERE id = ?1 AND unread = 1",
+            [id],
+        )?;
         Ok(n > 0)
     }
 }
@@ -122,7 +138,9 @@ fn open_writer(path: &Path) -> Result<Connection> {
     c.pragma_update(None, "synchronous", "NORMAL")?;
     let check: String = c.query_row("PRAGMA quick_check", [], |r| r.get(0))?;
     if check != "ok" {
-        return Err(Error::Storage(format!("cache integrity check failed: {check}")));
+        return Err(Error::Storage(format!(
+            "cache integrity check failed: {check}"
+        )));
     }
     migrations::apply(&mut c)?;
     Ok(c)

@@ -105,5 +105,8 @@ pub(super) fn list(c: &Connection) -> Result<Vec<CachedMessage>> {
 
 pub(super) fn get(c: &Connection, id: &str) -> Result<Option<CachedMessage>> {
     let mut stmt = c.prepare_cached(&format!("SELECT {COLUMNS} FROM messages WHERE id = ?1"))?;
-    stmt.query_row([id], from_row).optional()?.map(finish).transpose()
+    stmt.query_row([id], from_row)
+        .optional()?
+        .map(finish)
+        .transpose()
 }

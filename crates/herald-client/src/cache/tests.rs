@@ -22,19 +22,49 @@ fn record(id: &str, revision: u64, status: MessageStatus) -> StoredRecord {
 fn page_and_cursor_commit_together_and_stale_records_are_ignored() {
     let dir = tempfile::tempdir().unwrap();
     let cache = Cache::open(dir.path()).unwrap();
-    assert_eq!(cache.cursor().unwrap(), Revision(0), "fresh cache starts at 0");
+    assert_eq!(
+        cache.cursor().unwrap(),
+        Revision(0),
+        "fresh cache starts at 0"
+    );
     let fresh = cache
-        .store_page(&[record("a", 1, MessageStatus::Pending), record("b", 2, MessageStatus::Pending)], Revision(2))
+        .store_page(
+            &[
+                record("a", 1, MessageStatus::Pending),
+                record("b", 2, MessageStatus::Pending),
+            ],
+            Revision(2),
+        )
         .unwrap();
     assert_eq!(fresh, [true, true], "both new");
-    assert_eq!(cache.cursor().unwrap(), Revision(2), "cursor advanced with the page");
-    let fresh = cache.store_page(&[record("a", 3, MessageStatus::Answered)], Revision(3)).unwrap();
+    assert_eq!(
+        cache.cursor().unwrap(),
+        Revision(2),
+        "cursor advanced with the page"
+    );
+    let fresh = cache
+        .store_page(&[record("a", 3, MessageStatus::Answered)], Revision(3))
+        .unwrap();
     assert_eq!(fresh, [false], "a is an update");
-    assert_eq!(cache.get("a").unwrap().record.status, MessageStatus::Answered, "update applied");
-    cache.store_record(&record("a", 1, MessageStatus::Pending)).unwrap();
-    assert_eq!(cache.get("a").unwrap().record.status, MessageStatus::Answered, "older revision ignored");
+    assert_eq!(
+        cache.get("a").unwrap().record.status,
+        MessageStatus::Answered,
+        "update applied"
+    );
+    cache
+        .store_record(&record("a", 1, MessageStatus::Pending))
+        .unwrap();
+    assert_eq!(
+        cache.get("a").unwrap().record.status,
+        MessageStatus::Answered,
+        "older revision ignored"
+    );
     cache.store_page(&[], Revision(1)).unwrap();
-    assert_eq!(cache.cursor().unwrap(), Revision(3), "cursor never moves back");
+    assert_eq!(
+        cache.cursor().unwrap(),
+        Revision(3),
+        "cursor never moves back"
+    );
 }
 
 #[test]
@@ -42,21 +72,39 @@ fn read_state_survives_updates_and_reopen() {
     let dir = tempfile::tempdir().unwrap();
     {
         let cache = Cache::open(dir.path()).unwrap();
-        cache.store_page(&[record("a", 1, MessageStatus::Pending)], Revision(1)).unwrap();
+        cache
+            .store_page(&[record("a", 1, MessageStatus::Pending)], Revision(1))
+            .unwrap();
         assert!(cache.get("a").unwrap().unread, "new messages are unread");
         assert!(cache.mark_read("a").unwrap(), "marked");
-        cache.store_page(&[record("a", 2, MessageStatus::Answered)], Revision(2)).unwrap();
+        cache
+            .store_page(&[record("a", 2, MessageStatus::Answered)], Revision(2))
+            .unwrap();
     }
     let cache = Cache::open(dir.path()).unwrap();
-    assert!(!cache.get("a").unwrap().unread, "read state kept across update and reopen");
+    assert!(
+        !cache.get("a").unwrap().unread,
+        "read state kept across update and reopen"
+    );
     assert_eq!(cache.cursor().unwrap(), Revision(2), "cursor persisted");
 }
 
 #[test]
 fn corrupt_cache_is_rebuilt() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join(CACHE_FILE), b"this is not a sqlite database at all, not even close").unwrap();
+    std::fs::write(
+        dir.path().join(CACHE_FILE),
+        b"this is not a sqlite database at all, not even close",
+    )
+    .unwrap();
     let cache = Cache::open(dir.path()).expect("a corrupt cache is moved aside, not fatal");
-    assert_eq!(cache.cursor().unwrap(), Revision(0), "rebuilt cache syncs from the start");
-    assert!(dir.path().join(format!("{CACHE_FILE}.corrupt")).exists(), "the bad file is kept for inspection");
+    assert_eq!(
+        cache.cursor().unwrap(),
+        Revision(0),
+        "rebuilt cache syncs from the start"
+    );
+    assert!(
+        dir.path().join(format!("{CACHE_FILE}.corrupt")).exists(),
+        "the bad file is kept for inspection"
+    );
 }
