@@ -1,1 +1,167 @@
-//! herald-relay
+//! herald-relay: the Herald server. It stores ciphertext and metadata only: it never decrypts
+//! and never verifies signatures (devices and connections do); it checks shapes, sizes, ids and
+//! credentials, orders every change to an account by a revision counter, and nudges sockets.
+//!
+//! Built from functions so it can be embedded (the desktop app runs it in-process) and tested
+//! on 127.0.0.1:0: [`router`] makes the routes over an [`AppState`], [`serve`] runs them on a
+//! listener until a shutdown future resolves, [`spawn`] starts serving plus the expiry sweeper
+//! on the current runtime.
+
+pub mod auth;
+pub mod clock;
+pub mod error;
+mod hub;
+mod routes;
+mod state;
+pub mod store;
+mod ws;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+pub use auth::{Auth, DeviceAuth};
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use error::{ApiError, Error, Result};
+pub use routes::router;
+pub use state::AppState;
+pub use store::Principal;
+pub use ws::PING_INTERVAL;
+
+/// Where the relay keeps its data and how it is reached.
+#[derive(Debug, Clone)]
+pub struct RelayConfig {
+    /// The database lives at `data_dir/relay.db`.
+    pub data_dir: PathBuf,
+    /// The URL clients use, when it differs from the listen address (behind a proxy).
+    pub public_url: Option<String>,
+}
+
+/// How often the sweeper looks for requests past their deadline.
+const SWEEP_INTERVAL: Duration = Duration::from_secs(1);
+
+/// Serves the relay on `listener` until `shutdown` resolves (or the state is shut down), then
+/// closes every websocket with a Close frame and waits for in-flight requests and sockets.
+pub async fn serve(
+    listener: TcpListener,
+    state: AppState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let token = state.shutdown_token().clone();
+    let signal = {
+        let token = token.clone();
+        async move {
+            tokio::select! {
+                _ = shutdown => {}
+                _ = token.cancelled() => {}
+            }
+            token.cancel();
+        }
+    };
+    let result = axum::serve(listener, router(state.clone()))
+        .with_graceful_shutdown(signal)
+        .await;
+    token.cancel();
+    state.inner.sockets.close();
+    state.inner.sockets.wait().await;
+    result
+}
+
+/// Expires overdue requests every second until the state shuts down.
+async fn sweep(state: AppState) {
+    let token = state.shutdown_token().clone();
+    let mut tick = tokio::time::interval(SWEEP_INTERVAL);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            _ = token.cancelled() => return,
+            _ = tick.tick() => {
+                if let Err(e) = state.sweep_expired().await {
+                    tracing::error!(error = %e, "expiry sweep failed");
+                }
+            }
+        }
+    }
+}
+
+/// A relay running on the current runtime.
+pub struct RunningRelay {
+    addr: SocketAddr,
+    state: AppState,
+    stop: Option<oneshot::Sender<()>>,
+    server: Option<JoinHandle<std::io::Result<()>>>,
+    sweeper: Option<JoinHandle<()>>,
+}
+
+/// Opens the store in `config.data_dir` and starts serving on `listener` with the expiry
+/// sweeper.
+pub async fn spawn(config: RelayConfig, listener: TcpListener) -> Result<RunningRelay> {
+    // Opening runs migrations: blocking file I/O, kept off the async workers.
+    let state = tokio::task::spawn_blocking(move || AppState::open(config))
+        .await
+        .map_err(|e| Error::Io(std::io::Error::other(e)))??;
+    spawn_with_state(state, listener)
+}
+
+/// Like [`spawn`] over an existing state (tests use one with a settable clock).
+pub fn spawn_with_state(state: AppState, listener: TcpListener) -> Result<RunningRelay> {
+    let addr = listener.local_addr()?;
+    let (stop, stopped) = oneshot::channel::<()>();
+    let server = tokio::spawn(serve(listener, state.clone(), async move {
+        let _ = stopped.await;
+    }));
+    let sweeper = tokio::spawn(sweep(state.clone()));
+    tracing::info!(%addr, "relay listening");
+    Ok(RunningRelay {
+        addr,
+        state,
+        stop: Some(stop),
+        server: Some(server),
+        sweeper: Some(sweeper),
+    })
+}
+
+impl RunningRelay {
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub fn state(&self) -> &AppState {
+        &self.state
+    }
+
+    /// Stops accepting, closes sockets, waits for in-flight work and the sweeper.
+    pub async fn shutdown(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(server) = self.server.take() {
+            match server.await {
+                Ok(Err(e)) => tracing::error!(error = %e, "relay server failed"),
+                Err(e) => tracing::error!(error = %e, "relay server task failed"),
+                Ok(Ok(())) => {}
+            }
+        }
+        self.state.shutdown_token().cancel();
+        if let Some(sweeper) = self.sweeper.take() {
+            let _ = sweeper.await;
+        }
+    }
+}
+
+impl Drop for RunningRelay {
+    fn drop(&mut self) {
+        // Dropped without shutdown(): stop the tasks rather than leak them.
+        self.state.shutdown_token().cancel();
+    }
+}

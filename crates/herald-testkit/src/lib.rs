@@ -1,1 +1,112 @@
-//! herald-testkit
+//! herald-testkit (dev-only): a real relay on 127.0.0.1:0 with a temporary data dir and a real
+//! SQLite file, plus [`fixtures`] that create accounts, devices, connections and messages
+//! through the real HTTP API.
+//!
+//! Panics are fine here: this crate only runs inside tests, and a failed set-up should stop
+//! the test with a message that says which step failed.
+
+pub mod fixtures;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use chrono::{DurationRound, TimeDelta, Utc};
+use herald_relay::{spawn_with_state, AppState, Clock, ManualClock, RelayConfig, RunningRelay};
+use tempfile::TempDir;
+
+pub use herald_relay;
+
+/// A relay running on the current tokio runtime, removed with its data on drop.
+pub struct TestRelay {
+    /// `http://127.0.0.1:PORT`.
+    pub url: String,
+    pub addr: SocketAddr,
+    /// The data dir (holds `relay.db`).
+    pub dir: TempDir,
+    /// The relay's state (for calls such as `sweep_expired`).
+    pub state: AppState,
+    manual_clock: Option<Arc<ManualClock>>,
+    relay: Option<RunningRelay>,
+}
+
+impl TestRelay {
+    /// Starts a relay with the wall clock.
+    pub async fn start() -> TestRelay {
+        Self::start_inner(None).await
+    }
+
+    /// Starts a relay whose clock only moves when the test moves it ([`TestRelay::clock`]),
+    /// starting at the current time (whole milliseconds).
+    pub async fn start_with_manual_clock() -> TestRelay {
+        let now = Utc::now()
+            .duration_trunc(TimeDelta::milliseconds(1))
+            .expect("truncating now to milliseconds");
+        Self::start_inner(Some(Arc::new(ManualClock::new(now)))).await
+    }
+
+    async fn start_inner(manual_clock: Option<Arc<ManualClock>>) -> TestRelay {
+        let dir = tempfile::tempdir().expect("creating the relay's temp data dir");
+        Self::start_in(dir, manual_clock).await
+    }
+
+    async fn start_in(dir: TempDir, manual_clock: Option<Arc<ManualClock>>) -> TestRelay {
+        let config = RelayConfig {
+            data_dir: dir.path().to_path_buf(),
+            public_url: None,
+        };
+        let state = match &manual_clock {
+            Some(clock) => AppState::open_with_clock(config, clock.clone() as Arc<dyn Clock>),
+            None => AppState::open(config),
+        }
+        .expect("opening the relay store");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("binding 127.0.0.1:0");
+        let relay = spawn_with_state(state.clone(), listener).expect("starting the relay");
+        TestRelay {
+            url: relay.url(),
+            addr: relay.local_addr(),
+            dir,
+            state,
+            manual_clock,
+            relay: Some(relay),
+        }
+    }
+
+    /// The settable clock; panics for a relay started with [`TestRelay::start`].
+    pub fn clock(&self) -> &ManualClock {
+        self.manual_clock
+            .as_deref()
+            .expect("this relay runs on the wall clock: use TestRelay::start_with_manual_clock")
+    }
+
+    /// `ws://127.0.0.1:PORT/ws`.
+    pub fn ws_url(&self) -> String {
+        format!("ws://{}/ws", self.addr)
+    }
+
+    /// The relay's SQLite database file.
+    pub fn db_path(&self) -> PathBuf {
+        self.dir.path().join("relay.db")
+    }
+
+    /// Shuts the relay down and starts it again on the same data dir and clock (on a new
+    /// port: `url` and `addr` change).
+    pub async fn restart(mut self) -> TestRelay {
+        if let Some(relay) = self.relay.take() {
+            relay.shutdown().await;
+        }
+        let TestRelay {
+            dir, manual_clock, ..
+        } = self;
+        Self::start_in(dir, manual_clock).await
+    }
+
+    /// Shuts the relay down (sockets get a Close frame) and waits for it.
+    pub async fn shutdown(mut self) {
+        if let Some(relay) = self.relay.take() {
+            relay.shutdown().await;
+        }
+    }
+}

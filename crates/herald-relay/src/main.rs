@@ -1,0 +1,75 @@
+//! `herald-relay`: runs the relay on one address with one data directory. Logs go to stderr
+//! (`RUST_LOG`); tokens, envelopes and bodies are never logged.
+
+use std::io::IsTerminal;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Parser;
+use herald_relay::{spawn, RelayConfig};
+use tracing_subscriber::EnvFilter;
+
+#[derive(Debug, Parser)]
+#[command(name = "herald-relay", version, about = "The Herald relay")]
+struct Args {
+    /// Address to listen on.
+    #[arg(long, env = "HERALD_RELAY_LISTEN", default_value = "127.0.0.1:8457")]
+    listen: SocketAddr,
+    /// Directory for relay.db.
+    #[arg(long, env = "HERALD_RELAY_DATA_DIR")]
+    data_dir: PathBuf,
+    /// URL clients reach the relay at, when behind a proxy.
+    #[arg(long, env = "HERALD_RELAY_PUBLIC_URL")]
+    public_url: Option<String>,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .init();
+    let args = Args::parse();
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .with_context(|| format!("binding {}", args.listen))?;
+    let relay = spawn(
+        RelayConfig {
+            data_dir: args.data_dir,
+            public_url: args.public_url,
+        },
+        listener,
+    )
+    .await
+    .context("starting the relay")?;
+    tracing::info!(url = %relay.url(), "herald-relay ready");
+    shutdown_signal().await;
+    tracing::info!("shutting down");
+    relay.shutdown().await;
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {}
+        _ = term => {}
+    }
+}

@@ -1,0 +1,146 @@
+//! `POST /accounts`: the first device creates the account with its statement, first
+//! encryption key and own certificate. The relay does not verify signatures (devices do); it
+//! checks that the three certificates parse, have the right types, and name one account.
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::Json;
+use herald_protocol::envelope::{b64_decode, Certificate, CertificateBody};
+use herald_protocol::wire::{CreateAccountRequest, CreateAccountResponse, DEVICE_BEARER_PREFIX};
+
+use super::JsonBody;
+use crate::auth::{new_token, token_hash};
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::store::{NewAccount, StoreError};
+
+/// Length of an Ed25519 signature.
+const SIGNATURE_LEN: usize = 64;
+/// Longest device or connection name accepted.
+pub(super) const MAX_NAME_CHARS: usize = 100;
+
+/// Parses a certificate's body (unverified) and checks its signature has the Ed25519 shape.
+pub(super) fn certificate_body(
+    cert: &Certificate,
+    field: &str,
+) -> Result<CertificateBody, ApiError> {
+    if b64_decode(&cert.signature).map(|s| s.len()) != Some(SIGNATURE_LEN) {
+        return Err(ApiError::invalid(
+            &format!("{field}.signature"),
+            "The signature must be 64 bytes of base64url.",
+        ));
+    }
+    cert.body_unverified().ok_or_else(|| {
+        ApiError::invalid(
+            &format!("{field}.payload"),
+            "The certificate payload must be base64url of a certificate body.",
+        )
+    })
+}
+
+/// Checks a device or connection name: 1–100 characters, no control characters.
+pub(super) fn check_name(name: &str, field: &str) -> Result<(), ApiError> {
+    let count = name.chars().count();
+    if count == 0 || count > MAX_NAME_CHARS || name.chars().any(char::is_control) {
+        return Err(ApiError::invalid(
+            field,
+            "The name must be 1 to 100 characters without control characters.",
+        ));
+    }
+    Ok(())
+}
+
+pub(super) async fn create(
+    State(state): State<AppState>,
+    JsonBody { value: req, .. }: JsonBody<CreateAccountRequest>,
+) -> Result<(StatusCode, Json<CreateAccountResponse>), ApiError> {
+    let CertificateBody::Account { account_id, .. } =
+        certificate_body(&req.statement, "statement")?
+    else {
+        return Err(ApiError::invalid(
+            "statement",
+            "The statement must be an account certificate.",
+        ));
+    };
+    let CertificateBody::EncryptionKey {
+        account_id: key_account,
+        epoch,
+        ..
+    } = certificate_body(&req.encryption_key, "encryptionKey")?
+    else {
+        return Err(ApiError::invalid(
+            "encryptionKey",
+            "The encryption key must be an encryption-key certificate.",
+        ));
+    };
+    if key_account != account_id {
+        return Err(ApiError::invalid(
+            "encryptionKey.accountId",
+            "The encryption key belongs to another account.",
+        ));
+    }
+    if epoch != 1 {
+        return Err(ApiError::invalid(
+            "encryptionKey.epoch",
+            "A new account starts at encryption-key epoch 1.",
+        ));
+    }
+    let CertificateBody::Device {
+        account_id: device_account,
+        device_id,
+        name,
+        platform,
+        ..
+    } = certificate_body(&req.device, "device")?
+    else {
+        return Err(ApiError::invalid(
+            "device",
+            "The device must be a device certificate.",
+        ));
+    };
+    if device_account != account_id {
+        return Err(ApiError::invalid(
+            "device.accountId",
+            "The device belongs to another account.",
+        ));
+    }
+    check_name(&name, "device.name")?;
+    if platform.chars().count() > MAX_NAME_CHARS {
+        return Err(ApiError::invalid(
+            "device.platform",
+            "The platform must be at most 100 characters.",
+        ));
+    }
+
+    let device_token = new_token(DEVICE_BEARER_PREFIX)?;
+    let new = NewAccount {
+        account_id: account_id.clone(),
+        statement: req.statement,
+        encryption_key: req.encryption_key,
+        encryption_key_epoch: epoch,
+        device_id: device_id.clone(),
+        device: req.device,
+        device_name: name,
+        device_platform: platform,
+        device_token_hash: token_hash(&device_token),
+        now: state.now(),
+    };
+    state
+        .store_call(move |s| s.create_account(new))
+        .await
+        .map_err(|e| match e {
+            StoreError::DeviceExists => {
+                ApiError::invalid("device.deviceId", "A device with this id exists already.")
+            }
+            other => ApiError::from(other),
+        })?;
+    tracing::info!(account = %account_id, device = %device_id, "account created");
+    Ok((
+        StatusCode::CREATED,
+        Json(CreateAccountResponse {
+            account_id,
+            device_id,
+            device_token,
+        }),
+    ))
+}

@@ -1,0 +1,118 @@
+//! The inbox API: one module per resource. Handlers parse and check shapes, call the store on
+//! the blocking pool, nudge sockets, and answer with wire types from herald-protocol or an
+//! error from the catalog.
+
+mod accounts;
+mod connections;
+mod keys;
+mod messages;
+
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, FromRequest, Request};
+use axum::routing::{delete, get, post};
+use axum::{Json, Router};
+use herald_protocol::wire::MAX_ENVELOPE_BYTES;
+use herald_protocol::ErrorCode;
+use serde::de::DeserializeOwned;
+use tower_http::trace::TraceLayer;
+
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// Body limit of the small routes (accounts, connections).
+const SMALL_BODY_LIMIT: usize = 64 * 1024;
+/// Body limit of routes carrying an envelope: the envelope limit plus room for the JSON around
+/// it. Larger envelopes inside the limit are refused by the envelope check, also with 413.
+const ENVELOPE_BODY_LIMIT: usize = MAX_ENVELOPE_BYTES + 64 * 1024;
+
+/// The relay's routes over `state`.
+pub fn router(state: AppState) -> Router {
+    let small = Router::new()
+        .route("/accounts", post(accounts::create))
+        .route(
+            "/connections",
+            post(connections::create).get(connections::list),
+        )
+        .route("/connections/{id}", delete(connections::revoke))
+        .route("/keys", get(keys::get))
+        .route("/health", get(health))
+        .route("/ws", get(crate::ws::upgrade))
+        .route("/messages", get(messages::list))
+        .route("/messages/{id}", get(messages::get))
+        .route("/messages/{id}/cancel", post(messages::cancel))
+        .layer(DefaultBodyLimit::max(SMALL_BODY_LIMIT));
+    let envelopes = Router::new()
+        .route("/messages", post(messages::send))
+        .route("/messages/{id}/answer", post(messages::answer))
+        .layer(DefaultBodyLimit::max(ENVELOPE_BODY_LIMIT));
+    small
+        .merge(envelopes)
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(TraceLayer::new_for_http())
+        .with_state(state)
+}
+
+async fn health() -> Json<serde_json::Value> {
+    Json(serde_json::json!({ "ok": true }))
+}
+
+async fn not_found() -> ApiError {
+    ApiError::not_found()
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::new(ErrorCode::MethodNotAllowed)
+}
+
+/// A JSON body, with the raw bytes kept (idempotency hashes them). Over the route's limit →
+/// 413 `payload_too_large`; not JSON or not the expected shape → 400 `bad_request` naming the
+/// offending path when known.
+pub struct JsonBody<T> {
+    pub value: T,
+    pub raw: Bytes,
+}
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for JsonBody<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        let raw = Bytes::from_request(req, state).await.map_err(|rejection| {
+            if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+                ApiError::new(ErrorCode::PayloadTooLarge)
+            } else {
+                ApiError::new(ErrorCode::BadRequest)
+            }
+        })?;
+        let mut de = serde_json::Deserializer::from_slice(&raw);
+        let value: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            let err = ApiError::with_message(ErrorCode::BadRequest, bad_request_message(&inner));
+            if inner.is_data() && path != "." {
+                err.fields([path])
+            } else {
+                err
+            }
+        })?;
+        de.end().map_err(|_| {
+            ApiError::with_message(ErrorCode::BadRequest, "Trailing data after JSON.")
+        })?;
+        Ok(JsonBody { value, raw })
+    }
+}
+
+/// A message that says what is wrong without echoing input values.
+fn bad_request_message(e: &serde_json::Error) -> String {
+    use serde_json::error::Category;
+    match e.classify() {
+        Category::Syntax | Category::Eof => "The request body is not valid JSON.".to_owned(),
+        Category::Data => {
+            // serde's messages name expected types and fields, never secrets; keep them short.
+            let text = e.to_string();
+            let text = text.split(" at line ").next().unwrap_or("").to_owned();
+            format!("The request body does not have the expected shape: {text}")
+        }
+        Category::Io => "The request body could not be read.".to_owned(),
+    }
+}

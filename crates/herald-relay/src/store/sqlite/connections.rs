@@ -1,0 +1,135 @@
+//! `connections`: agent credentials of an account, with their certificate, the hash of their
+//! bearer (`hdr_…`) and when they were revoked.
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use super::{cert_from_json, cert_to_json, from_millis, hash_from_blob, parse_id};
+use crate::store::{
+    ConnectionRow, CredentialRow, NewConnection, Principal, StoreError, StoreResult, TokenHash,
+};
+use herald_protocol::envelope::Certificate;
+use herald_protocol::{AccountId, ConnectionId};
+
+pub(super) const MIGRATION_004: &str = "
+CREATE TABLE connections (
+    id            TEXT PRIMARY KEY NOT NULL,
+    account_id    TEXT NOT NULL REFERENCES accounts(id),
+    name          TEXT NOT NULL,
+    certificate   TEXT NOT NULL,
+    token_hash    BLOB NOT NULL UNIQUE,
+    created_at_ms INTEGER NOT NULL,
+    revoked_at_ms INTEGER
+) STRICT;
+CREATE INDEX connections_by_account ON connections (account_id);
+";
+
+pub(super) fn insert(conn: &Connection, c: &NewConnection) -> StoreResult<()> {
+    let inserted = conn.execute(
+        "INSERT INTO connections (id, account_id, name, certificate, token_hash, created_at_ms)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(id) DO NOTHING",
+        params![
+            c.connection_id.as_str(),
+            c.account_id.as_str(),
+            c.name,
+            cert_to_json(&c.certificate)?,
+            &c.token_hash[..],
+            c.now.timestamp_millis()
+        ],
+    )?;
+    if inserted == 0 {
+        return Err(StoreError::ConnectionExists);
+    }
+    Ok(())
+}
+
+pub(super) fn list(conn: &Connection, account: &AccountId) -> StoreResult<Vec<ConnectionRow>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, name, certificate, created_at_ms, revoked_at_ms FROM connections
+         WHERE account_id = ?1 ORDER BY created_at_ms, id",
+    )?;
+    let rows = stmt.query_map([account.as_str()], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, String>(2)?,
+            r.get::<_, i64>(3)?,
+            r.get::<_, Option<i64>>(4)?,
+        ))
+    })?;
+    rows.map(|r| {
+        let (id, name, cert, created, revoked) = r?;
+        Ok(ConnectionRow {
+            id: parse_id(&id)?,
+            name,
+            certificate: cert_from_json(&cert)?,
+            created_at: from_millis(created)?,
+            revoked_at: revoked.map(from_millis).transpose()?,
+        })
+    })
+    .collect()
+}
+
+pub(super) fn revoke(
+    conn: &Connection,
+    account: &AccountId,
+    id: &ConnectionId,
+    now_ms: i64,
+) -> StoreResult<()> {
+    let found = conn.execute(
+        "UPDATE connections SET revoked_at_ms = COALESCE(revoked_at_ms, ?3)
+         WHERE id = ?1 AND account_id = ?2",
+        params![id.as_str(), account.as_str(), now_ms],
+    )?;
+    if found == 0 {
+        return Err(StoreError::NotFound);
+    }
+    Ok(())
+}
+
+pub(super) fn active_certificates(
+    conn: &Connection,
+    account: &AccountId,
+) -> StoreResult<Vec<Certificate>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT certificate FROM connections WHERE account_id = ?1 AND revoked_at_ms IS NULL
+         ORDER BY created_at_ms, id",
+    )?;
+    let rows = stmt.query_map([account.as_str()], |r| r.get::<_, String>(0))?;
+    rows.map(|r| cert_from_json(&r?)).collect()
+}
+
+pub(super) fn by_token_hash(
+    conn: &Connection,
+    hash: &TokenHash,
+) -> StoreResult<Option<CredentialRow>> {
+    let row: Option<(String, String, Vec<u8>, Option<i64>)> = conn
+        .query_row(
+            "SELECT id, account_id, token_hash, revoked_at_ms FROM connections
+             WHERE token_hash = ?1",
+            [&hash[..]],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .optional()?;
+    row.map(|(id, account, hash, revoked)| {
+        Ok(CredentialRow {
+            principal: Principal::Connection {
+                account: parse_id(&account)?,
+                connection_id: parse_id(&id)?,
+            },
+            token_hash: hash_from_blob(&hash)?,
+            revoked: revoked.is_some(),
+            last_seen: None,
+        })
+    })
+    .transpose()
+}
+
+pub(super) fn name(conn: &Connection, id: &ConnectionId) -> StoreResult<Option<String>> {
+    Ok(conn
+        .query_row(
+            "SELECT name FROM connections WHERE id = ?1",
+            [id.as_str()],
+            |r| r.get(0),
+        )
+        .optional()?)
+}

@@ -1,0 +1,417 @@
+//! The embedded SQLite store: one file (`relay.db`), WAL, `synchronous=FULL` so an
+//! acknowledged write is on disk, numbered migrations applied in a transaction.
+//!
+//! ONE writer connection behind a mutex, and a small pool of read-only connections, so reads
+//! never wait for the writer (WAL). Every method is blocking and is called from tokio's
+//! blocking pool (see `AppState::store_call`); no lock is held across an `.await`. Write
+//! transactions are `IMMEDIATE`, so the revision counter is read and bumped under the write
+//! lock and revisions commit in order.
+
+mod accounts;
+mod connections;
+mod devices;
+mod encryption_keys;
+mod idempotency;
+mod messages;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+
+use chrono::{DateTime, Utc};
+use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
+use rusqlite_migration::{Migrations, M};
+
+use super::{
+    AccountKeys, ChangedRecord, ConnectionRow, CredentialRow, IdempotencyClaim, NewAccount,
+    NewAnswer, NewConnection, NewMessage, Principal, SendOutcome, Store, StoreError, StoreResult,
+    TokenHash, Viewer,
+};
+use herald_protocol::envelope::Certificate;
+use herald_protocol::wire::{MessageRecord, MessageStatus};
+use herald_protocol::{AccountId, ConnectionId, DeviceId, MessageId, Revision};
+
+/// Numbered migrations, never edited once released: append new ones.
+fn migrations() -> Migrations<'static> {
+    Migrations::new(vec![
+        M::up(accounts::MIGRATION_001),
+        M::up(encryption_keys::MIGRATION_002),
+        M::up(devices::MIGRATION_003),
+        M::up(connections::MIGRATION_004),
+        M::up(messages::MIGRATION_005),
+        M::up(idempotency::MIGRATION_006),
+    ])
+}
+
+/// Most read connections kept open.
+const MAX_IDLE_READERS: usize = 8;
+/// Most requests the sweeper expires in one transaction.
+const EXPIRE_BATCH: u32 = 500;
+
+pub struct SqliteStore {
+    path: PathBuf,
+    writer: Mutex<Connection>,
+    readers: Mutex<Vec<Connection>>,
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database at `path` and migrates it to the latest schema.
+    pub fn open(path: impl AsRef<Path>) -> StoreResult<SqliteStore> {
+        let path = path.as_ref().to_path_buf();
+        let mut writer = Connection::open(&path)?;
+        writer.pragma_update(None, "journal_mode", "WAL")?;
+        writer.pragma_update(None, "synchronous", "FULL")?;
+        writer.pragma_update(None, "foreign_keys", "ON")?;
+        writer.busy_timeout(std::time::Duration::from_secs(5))?;
+        migrations().to_latest(&mut writer)?;
+        Ok(SqliteStore {
+            path,
+            writer: Mutex::new(writer),
+            readers: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn open_reader(&self) -> StoreResult<Connection> {
+        let conn = Connection::open_with_flags(
+            &self.path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        Ok(conn)
+    }
+
+    /// Runs `f` on a read connection (reads see the last committed state).
+    fn read<T>(&self, f: impl FnOnce(&Connection) -> StoreResult<T>) -> StoreResult<T> {
+        let pooled = lock(&self.readers).pop();
+        let conn = match pooled {
+            Some(c) => c,
+            None => self.open_reader()?,
+        };
+        let out = f(&conn);
+        let mut readers = lock(&self.readers);
+        if readers.len() < MAX_IDLE_READERS {
+            readers.push(conn);
+        }
+        out
+    }
+
+    /// Runs `f` in an IMMEDIATE transaction on the writer; commits when it returns Ok.
+    fn write<T>(&self, f: impl FnOnce(&Transaction<'_>) -> StoreResult<T>) -> StoreResult<T> {
+        let mut conn = lock(&self.writer);
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let out = f(&tx)?;
+        tx.commit()?;
+        Ok(out)
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Parses a stored id of any kind.
+pub(crate) trait ParseId: Sized {
+    fn parse_id(s: &str) -> Option<Self>;
+}
+
+macro_rules! parse_id_impl {
+    ($($t:ty),*) => {$(
+        impl ParseId for $t {
+            fn parse_id(s: &str) -> Option<Self> { <$t>::parse(s) }
+        }
+    )*};
+}
+parse_id_impl!(AccountId, DeviceId, ConnectionId, MessageId);
+
+fn parse_id<T: ParseId>(s: &str) -> StoreResult<T> {
+    T::parse_id(s).ok_or_else(|| StoreError::Corrupt(format!("bad stored id {s:?}")))
+}
+
+fn cert_to_json(cert: &Certificate) -> StoreResult<String> {
+    serde_json::to_string(cert).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+fn cert_from_json(json: &str) -> StoreResult<Certificate> {
+    serde_json::from_str(json).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+fn hash_from_blob(blob: &[u8]) -> StoreResult<TokenHash> {
+    blob.try_into()
+        .map_err(|_| StoreError::Corrupt("bad stored hash".into()))
+}
+
+fn from_millis(ms: i64) -> StoreResult<DateTime<Utc>> {
+    DateTime::<Utc>::from_timestamp_millis(ms)
+        .ok_or_else(|| StoreError::Corrupt("bad stored time".into()))
+}
+
+fn record_in(
+    conn: &Connection,
+    account: &AccountId,
+    id: &MessageId,
+    now_ms: i64,
+) -> StoreResult<MessageRecord> {
+    match messages::get(conn, id, now_ms)? {
+        Some((owner, record)) if &owner == account => Ok(record),
+        _ => Err(StoreError::NotFound),
+    }
+}
+
+impl Store for SqliteStore {
+    fn create_account(&self, new: NewAccount) -> StoreResult<()> {
+        let now_ms = new.now.timestamp_millis();
+        self.write(|tx| {
+            accounts::insert(tx, &new.account_id, &new.statement, now_ms)?;
+            encryption_keys::insert(
+                tx,
+                &new.account_id,
+                new.encryption_key_epoch,
+                &new.encryption_key,
+                now_ms,
+            )?;
+            devices::insert(
+                tx,
+                devices::NewDevice {
+                    account: &new.account_id,
+                    id: &new.device_id,
+                    certificate: &new.device,
+                    name: &new.device_name,
+                    platform: &new.device_platform,
+                    token_hash: &new.device_token_hash,
+                    now_ms,
+                },
+            )
+        })
+    }
+
+    fn create_connection(&self, new: NewConnection) -> StoreResult<()> {
+        self.write(|tx| {
+            if accounts::statement(tx, &new.account_id)?.is_none() {
+                return Err(StoreError::NotFound);
+            }
+            connections::insert(tx, &new)
+        })
+    }
+
+    fn list_connections(&self, account: &AccountId) -> StoreResult<Vec<ConnectionRow>> {
+        self.read(|c| connections::list(c, account))
+    }
+
+    fn revoke_connection(
+        &self,
+        account: &AccountId,
+        id: &ConnectionId,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        self.write(|tx| connections::revoke(tx, account, id, now.timestamp_millis()))
+    }
+
+    fn account_keys(&self, account: &AccountId) -> StoreResult<AccountKeys> {
+        self.read(|c| {
+            let statement = accounts::statement(c, account)?.ok_or(StoreError::NotFound)?;
+            Ok(AccountKeys {
+                statement,
+                encryption_keys: encryption_keys::list(c, account)?,
+                devices: devices::certificates(c, account)?,
+                connections: connections::active_certificates(c, account)?,
+            })
+        })
+    }
+
+    fn credential(&self, token_hash: &TokenHash) -> StoreResult<Option<CredentialRow>> {
+        self.read(|c| match devices::by_token_hash(c, token_hash)? {
+            Some(row) => Ok(Some(row)),
+            None => connections::by_token_hash(c, token_hash),
+        })
+    }
+
+    fn touch_device(&self, device: &DeviceId, now: DateTime<Utc>) -> StoreResult<()> {
+        self.write(|tx| devices::touch(tx, device, now.timestamp_millis()))
+    }
+
+    fn principal_name(&self, principal: &Principal) -> StoreResult<String> {
+        self.read(|c| {
+            match principal {
+                Principal::Device { device_id, .. } => devices::name(c, device_id),
+                Principal::Connection { connection_id, .. } => connections::name(c, connection_id),
+            }?
+            .ok_or(StoreError::NotFound)
+        })
+    }
+
+    fn idempotent_send(
+        &self,
+        scope: &str,
+        key: &str,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Option<([u8; 32], MessageRecord)>> {
+        self.read(|c| {
+            let Some((hash, id)) = idempotency::find(c, scope, key)? else {
+                return Ok(None);
+            };
+            let (_, record) =
+                messages::get(c, &id, now.timestamp_millis())?.ok_or(StoreError::NotFound)?;
+            Ok(Some((hash, record)))
+        })
+    }
+
+    fn send_message(&self, new: NewMessage, claim: IdempotencyClaim) -> StoreResult<SendOutcome> {
+        let now_ms = new.now.timestamp_millis();
+        self.write(|tx| {
+            if let Some((hash, id)) = idempotency::find(tx, &claim.scope, &claim.key)? {
+                if hash != claim.request_hash {
+                    return Err(StoreError::IdempotencyConflict);
+                }
+                let (_, record) = messages::get(tx, &id, now_ms)?.ok_or(StoreError::NotFound)?;
+                return Ok(SendOutcome::Replayed(record));
+            }
+            if messages::exists(tx, &new.id)? {
+                return Err(StoreError::MessageIdTaken);
+            }
+            let revision = accounts::next_revision(tx, &new.account_id)?;
+            messages::insert(tx, &new, revision)?;
+            idempotency::insert(tx, &claim, &new.id, now_ms)?;
+            Ok(SendOutcome::Created(record_in(
+                tx,
+                &new.account_id,
+                &new.id,
+                now_ms,
+            )?))
+        })
+    }
+
+    fn message(
+        &self,
+        account: &AccountId,
+        viewer: &Viewer,
+        id: &MessageId,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Option<MessageRecord>> {
+        self.read(|c| match messages::get(c, id, now.timestamp_millis())? {
+            Some((owner, record)) if &owner == account && viewer.sees(&record) => Ok(Some(record)),
+            _ => Ok(None),
+        })
+    }
+
+    fn messages_after(
+        &self,
+        account: &AccountId,
+        viewer: &Viewer,
+        after: Revision,
+        limit: u32,
+        now: DateTime<Utc>,
+    ) -> StoreResult<(Vec<MessageRecord>, bool)> {
+        self.read(|c| messages::page(c, account, viewer, after, limit, now.timestamp_millis()))
+    }
+
+    fn answer(
+        &self,
+        account: &AccountId,
+        id: &MessageId,
+        answer: NewAnswer,
+    ) -> StoreResult<MessageRecord> {
+        let now_ms = answer.now.timestamp_millis();
+        self.write(|tx| {
+            messages::state(tx, account, id, &Viewer::Device)?.require_pending(now_ms)?;
+            let revision = accounts::next_revision(tx, account)?;
+            messages::set_answer(tx, id, &answer, revision)?;
+            record_in(tx, account, id, now_ms)
+        })
+    }
+
+    fn cancel(
+        &self,
+        account: &AccountId,
+        viewer: &Viewer,
+        id: &MessageId,
+        now: DateTime<Utc>,
+    ) -> StoreResult<MessageRecord> {
+        let now_ms = now.timestamp_millis();
+        self.write(|tx| {
+            messages::state(tx, account, id, viewer)?.require_pending(now_ms)?;
+            let revision = accounts::next_revision(tx, account)?;
+            messages::set_status(tx, id, MessageStatus::Cancelled, revision)?;
+            record_in(tx, account, id, now_ms)
+        })
+    }
+
+    fn expire_due(&self, now: DateTime<Utc>) -> StoreResult<Vec<ChangedRecord>> {
+        let now_ms = now.timestamp_millis();
+        self.write(|tx| {
+            let mut changed = Vec::new();
+            for (account, id) in messages::due(tx, now_ms, EXPIRE_BATCH)? {
+                let revision = accounts::next_revision(tx, &account)?;
+                messages::set_status(tx, &id, MessageStatus::Expired, revision)?;
+                let record = record_in(tx, &account, &id, now_ms)?;
+                changed.push(ChangedRecord {
+                    account_id: account,
+                    record,
+                });
+            }
+            Ok(changed)
+        })
+    }
+
+    fn latest_revision(&self, account: &AccountId, viewer: &Viewer) -> StoreResult<Revision> {
+        self.read(|c| match viewer {
+            Viewer::Device => accounts::revision(c, account),
+            Viewer::Connection(id) => messages::latest_for_connection(c, account, id.as_str()),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open() -> (tempfile::TempDir, SqliteStore) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = SqliteStore::open(dir.path().join("relay.db")).expect("open store");
+        (dir, store)
+    }
+
+    #[test]
+    fn migrations_are_valid() {
+        migrations()
+            .validate()
+            .expect("migrations must apply cleanly");
+    }
+
+    #[test]
+    fn pragmas_make_writes_durable() {
+        let (_dir, store) = open();
+        let conn = lock(&store.writer);
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .expect("journal_mode");
+        assert_eq!(mode, "wal", "WAL lets readers run beside the writer");
+        let sync: i64 = conn
+            .query_row("PRAGMA synchronous", [], |r| r.get(0))
+            .expect("synchronous");
+        assert_eq!(sync, 2, "synchronous=FULL: acknowledged means on disk");
+    }
+
+    #[test]
+    fn reopening_keeps_data_and_schema() {
+        let (dir, store) = open();
+        super::super::suite::seed_account(&store);
+        drop(store);
+        let store = SqliteStore::open(dir.path().join("relay.db")).expect("reopen");
+        assert!(
+            store
+                .account_keys(&super::super::suite::account_id())
+                .is_ok(),
+            "the account survives a reopen and migrations are not re-run"
+        );
+    }
+
+    crate::store_suite!(|| {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = SqliteStore::open(dir.path().join("relay.db")).expect("open store");
+        (dir, store)
+    });
+}

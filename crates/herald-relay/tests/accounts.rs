@@ -1,0 +1,339 @@
+//! Accounts, connections and keys through the real HTTP API.
+
+mod common;
+
+use common::*;
+use herald_protocol::envelope::{b64_encode, CertificateBody};
+use herald_protocol::wire::{ConnectionList, CreateAccountResponse, KeysResponse};
+use herald_protocol::ErrorCode;
+use herald_testkit::fixtures;
+use herald_testkit::TestRelay;
+use reqwest::Method;
+
+#[tokio::test]
+async fn create_account_issues_a_device_session() {
+    let relay = TestRelay::start().await;
+    let (req, account_id, device_id) = fixtures::account_request("Desk");
+    let resp = call(
+        &relay.url,
+        Method::POST,
+        "/accounts",
+        None,
+        Some(serde_json::to_value(&req).unwrap()),
+    )
+    .await;
+    assert_eq!(resp.status().as_u16(), 201, "the account is created");
+    let body: CreateAccountResponse = resp.json().await.unwrap();
+    assert_eq!(body.account_id, account_id, "account id from the statement");
+    assert_eq!(
+        body.device_id, device_id,
+        "device id from the device certificate"
+    );
+    assert!(
+        body.device_token.starts_with("hds_"),
+        "device sessions are hds_ tokens"
+    );
+
+    let resp = call(
+        &relay.url,
+        Method::POST,
+        "/accounts",
+        None,
+        Some(serde_json::to_value(&req).unwrap()),
+    )
+    .await;
+    expect_error(resp, ErrorCode::AccountExists, "the same account twice").await;
+
+    let keys: KeysResponse = call(
+        &relay.url,
+        Method::GET,
+        "/keys",
+        Some(&body.device_token),
+        None,
+    )
+    .await
+    .json()
+    .await
+    .unwrap();
+    assert_eq!(keys.account_id, account_id, "keys of the caller's account");
+    assert_eq!(keys.statement, req.statement, "the statement as given");
+    assert_eq!(keys.encryption_keys, vec![req.encryption_key], "epoch 1");
+    assert_eq!(keys.devices, vec![req.device], "the first device");
+    assert!(keys.connections.is_empty(), "no connections yet");
+    relay.shutdown().await;
+}
+
+#[tokio::test]
+async fn create_account_checks_certificate_shapes() {
+    let relay = TestRelay::start().await;
+    let (good, _, _) = fixtures::account_request("Desk");
+    let (other, _, _) = fixtures::account_request("Other");
+    let cases = [
+        (
+            "statement is a device cert",
+            {
+                let mut r = good.clone();
+                r.statement = good.device.clone();
+                r
+            },
+            "statement",
+        ),
+        (
+            "encryption key of another account",
+            {
+                let mut r = good.clone();
+                r.encryption_key = other.encryption_key.clone();
+                r
+            },
+            "encryptionKey.accountId",
+        ),
+        (
+            "device of another account",
+            {
+                let mut r = good.clone();
+                r.device = other.device.clone();
+                r
+            },
+            "device.accountId",
+        ),
+        (
+            "payload not base64",
+            {
+                let mut r = good.clone();
+                r.device.payload = "%%".into();
+                r
+            },
+            "device.payload",
+        ),
+        (
+            "signature wrong length",
+            {
+                let mut r = good.clone();
+                r.statement.signature = b64_encode(&[1; 3]);
+                r
+            },
+            "statement.signature",
+        ),
+        (
+            "epoch 2",
+            {
+                let mut r = good.clone();
+                let Some(CertificateBody::EncryptionKey {
+                    account_id,
+                    key_id,
+                    public_key,
+                    created_at,
+                    ..
+                }) = r.encryption_key.body_unverified()
+                else {
+                    panic!("fixture")
+                };
+                r.encryption_key =
+                    fixtures::placeholder_certificate(&CertificateBody::EncryptionKey {
+                        account_id,
+                        epoch: 2,
+                        key_id,
+                        public_key,
+                        created_at,
+                    });
+                r
+            },
+            "encryptionKey.epoch",
+        ),
+    ];
+    for (why, req, field) in cases {
+        let resp = call(
+            &relay.url,
+            Method::POST,
+            "/accounts",
+            None,
+            Some(serde_json::to_value(&req).unwrap()),
+        )
+        .await;
+        let body = expect_error(resp, ErrorCode::InvalidRequest, why).await;
+        assert_eq!(body.fields, vec![field], "{why}: names {field}");
+    }
+    let resp = call(
+        &relay.url,
+        Method::POST,
+        "/accounts",
+        None,
+        Some(serde_json::json!({"statement": {}})),
+    )
+    .await;
+    expect_error(resp, ErrorCode::BadRequest, "missing fields").await;
+    relay.shutdown().await;
+}
+
+#[tokio::test]
+async fn connections_are_listed_revoked_and_refused_at_once() {
+    let relay = TestRelay::start().await;
+    let account = fixtures::create_account(&relay.url).await;
+    let conn = fixtures::create_connection(&relay.url, &account, "CI runner").await;
+    assert!(
+        conn.bearer.starts_with("hdr_"),
+        "connection bearers are hdr_ tokens"
+    );
+
+    let keys: KeysResponse = call(&relay.url, Method::GET, "/keys", Some(&conn.bearer), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        keys.connections.len(),
+        1,
+        "the connection's certificate is published"
+    );
+
+    let list: ConnectionList = call(
+        &relay.url,
+        Method::GET,
+        "/connections",
+        Some(&account.device_token),
+        None,
+    )
+    .await
+    .json()
+    .await
+    .unwrap();
+    assert_eq!(list.connections.len(), 1, "one connection");
+    assert_eq!(list.connections[0].id, conn.connection_id, "its id");
+    assert_eq!(
+        list.connections[0].name, "CI runner",
+        "its name from the certificate"
+    );
+    assert!(list.connections[0].revoked_at.is_none(), "not revoked");
+
+    let (dup, _) = fixtures::connection_request(&account.account_id, "dup");
+    let mut dup_same_id = dup.clone();
+    let Some(CertificateBody::Connection {
+        account_id,
+        name,
+        signing_key_id,
+        signing_key,
+        encryption_key_id,
+        encryption_key,
+        created_at,
+        ..
+    }) = dup.certificate.body_unverified()
+    else {
+        panic!("fixture")
+    };
+    dup_same_id.certificate = fixtures::placeholder_certificate(&CertificateBody::Connection {
+        account_id,
+        connection_id: conn.connection_id.clone(),
+        name,
+        signing_key_id,
+        signing_key,
+        encryption_key_id,
+        encryption_key,
+        created_at,
+    });
+    let resp = call(
+        &relay.url,
+        Method::POST,
+        "/connections",
+        Some(&account.device_token),
+        Some(serde_json::to_value(&dup_same_id).unwrap()),
+    )
+    .await;
+    expect_error(
+        resp,
+        ErrorCode::ConnectionExists,
+        "the same connection id twice",
+    )
+    .await;
+
+    let resp = call(
+        &relay.url,
+        Method::DELETE,
+        &format!("/connections/{}", conn.connection_id),
+        Some(&account.device_token),
+        None,
+    )
+    .await;
+    assert_eq!(resp.status().as_u16(), 204, "revoked");
+    let resp = call(&relay.url, Method::GET, "/keys", Some(&conn.bearer), None).await;
+    let resp_headers = resp.headers().get("www-authenticate").cloned();
+    expect_error(
+        resp,
+        ErrorCode::Unauthorized,
+        "a revoked bearer is refused at once",
+    )
+    .await;
+    assert_eq!(
+        resp_headers.as_ref().and_then(|v| v.to_str().ok()),
+        Some("Bearer"),
+        "401 carries WWW-Authenticate: Bearer"
+    );
+
+    let list: ConnectionList = call(
+        &relay.url,
+        Method::GET,
+        "/connections",
+        Some(&account.device_token),
+        None,
+    )
+    .await
+    .json()
+    .await
+    .unwrap();
+    assert!(
+        list.connections[0].revoked_at.is_some(),
+        "the list shows when it was revoked"
+    );
+    let keys: KeysResponse = call(
+        &relay.url,
+        Method::GET,
+        "/keys",
+        Some(&account.device_token),
+        None,
+    )
+    .await
+    .json()
+    .await
+    .unwrap();
+    assert!(
+        keys.connections.is_empty(),
+        "revoked connections leave /keys"
+    );
+    let resp = call(
+        &relay.url,
+        Method::DELETE,
+        &format!("/connections/{}", conn.connection_id),
+        Some(&account.device_token),
+        None,
+    )
+    .await;
+    assert_eq!(resp.status().as_u16(), 204, "revoking twice is fine");
+    relay.shutdown().await;
+}
+
+#[tokio::test]
+async fn health_unknown_routes_and_methods() {
+    let relay = TestRelay::start().await;
+    let resp = call(&relay.url, Method::GET, "/health", None, None).await;
+    assert_eq!(resp.status().as_u16(), 200, "health needs no credential");
+    let body: serde_json::Value = resp.json().await.unwrap();
+    assert_eq!(body, serde_json::json!({"ok": true}), "health body");
+    let resp = call(&relay.url, Method::GET, "/nope", None, None).await;
+    expect_error(resp, ErrorCode::NotFound, "unknown route").await;
+    let resp = call(&relay.url, Method::PUT, "/messages", None, None).await;
+    expect_error(resp, ErrorCode::MethodNotAllowed, "wrong method").await;
+    let resp = call(
+        &relay.url,
+        Method::POST,
+        "/accounts",
+        None,
+        Some(serde_json::json!({"x": "y".repeat(100_000)})),
+    )
+    .await;
+    expect_error(
+        resp,
+        ErrorCode::PayloadTooLarge,
+        "an account body over 64 KiB",
+    )
+    .await;
+    relay.shutdown().await;
+}

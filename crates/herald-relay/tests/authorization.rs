@@ -1,0 +1,381 @@
+//! The authorization matrix: every route × {no credential, device, connection, revoked
+//! connection, another account's device}. Every error response is also checked for the
+//! catalog body `{"error","message","fields"}` and its status.
+
+mod common;
+
+use common::*;
+use herald_protocol::wire::{KeysResponse, MessagePage, MessageRecord};
+use herald_protocol::{ErrorCode, MessageId, Revision};
+use herald_testkit::fixtures::{self, TestAccount, TestConnection};
+use herald_testkit::TestRelay;
+use reqwest::Method;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Caller {
+    Nobody,
+    Device,
+    Connection,
+    RevokedConnection,
+    OtherAccountDevice,
+}
+
+const CALLERS: [Caller; 5] = [
+    Caller::Nobody,
+    Caller::Device,
+    Caller::Connection,
+    Caller::RevokedConnection,
+    Caller::OtherAccountDevice,
+];
+
+#[derive(Debug, Clone, Copy)]
+enum Expect {
+    Status(u16),
+    Error(ErrorCode),
+}
+use Expect::{Error as E, Status as S};
+
+#[derive(Debug, Clone, Copy)]
+enum Route {
+    CreateAccount,
+    CreateConnection,
+    ListConnections,
+    RevokeConnection,
+    Keys,
+    SendMessage,
+    ListMessages,
+    GetMessage,
+    Answer,
+    Cancel,
+    Ws,
+    Health,
+}
+
+/// Expected outcome per caller, in the order of [`CALLERS`].
+fn expected(route: Route) -> [Expect; 5] {
+    use ErrorCode::{Forbidden as F, InvalidRequest as I, NotFound as N, Unauthorized as U};
+    match route {
+        Route::CreateAccount => [S(201), S(201), S(201), S(201), S(201)],
+        Route::CreateConnection => [E(U), S(201), E(F), E(U), E(I)],
+        Route::ListConnections => [E(U), S(200), E(F), E(U), S(200)],
+        Route::RevokeConnection => [E(U), S(204), E(F), E(U), E(N)],
+        Route::Keys => [E(U), S(200), S(200), E(U), S(200)],
+        Route::SendMessage => [E(U), S(201), S(201), E(U), S(201)],
+        Route::ListMessages => [E(U), S(200), S(200), E(U), S(200)],
+        Route::GetMessage => [E(U), S(200), S(200), E(U), E(N)],
+        Route::Answer => [E(U), S(200), E(F), E(U), E(N)],
+        Route::Cancel => [E(U), S(200), S(200), E(U), E(N)],
+        Route::Ws => [S(401), S(101), S(101), S(401), S(101)],
+        Route::Health => [S(200), S(200), S(200), S(200), S(200)],
+    }
+}
+
+struct World {
+    relay: TestRelay,
+    a: TestAccount,
+    conn: TestConnection,
+    revoked: TestConnection,
+    b: TestAccount,
+}
+
+impl World {
+    async fn new() -> World {
+        let relay = TestRelay::start().await;
+        let a = fixtures::create_account(&relay.url).await;
+        let b = fixtures::create_account(&relay.url).await;
+        let conn = fixtures::create_connection(&relay.url, &a, "Agent").await;
+        let revoked = fixtures::create_connection(&relay.url, &a, "Old agent").await;
+        let resp = call(
+            &relay.url,
+            Method::DELETE,
+            &format!("/connections/{}", revoked.connection_id),
+            Some(&a.device_token),
+            None,
+        )
+        .await;
+        assert_eq!(
+            resp.status().as_u16(),
+            204,
+            "set-up: revoke the old connection"
+        );
+        World {
+            relay,
+            a,
+            conn,
+            revoked,
+            b,
+        }
+    }
+
+    fn bearer(&self, caller: Caller) -> Option<&str> {
+        match caller {
+            Caller::Nobody => None,
+            Caller::Device => Some(&self.a.device_token),
+            Caller::Connection => Some(&self.conn.bearer),
+            Caller::RevokedConnection => Some(&self.revoked.bearer),
+            Caller::OtherAccountDevice => Some(&self.b.device_token),
+        }
+    }
+
+    /// The caller's account and envelope principal (A's device for callers without one).
+    fn identity(
+        &self,
+        caller: Caller,
+    ) -> (
+        herald_protocol::AccountId,
+        herald_protocol::envelope::Principal,
+    ) {
+        match caller {
+            Caller::Connection => (self.a.account_id.clone(), self.conn.principal()),
+            Caller::RevokedConnection => (self.a.account_id.clone(), self.revoked.principal()),
+            Caller::OtherAccountDevice => (self.b.account_id.clone(), self.b.device()),
+            Caller::Nobody | Caller::Device => (self.a.account_id.clone(), self.a.device()),
+        }
+    }
+
+    /// A fresh pending request of account A, sent by A's connection.
+    async fn fresh_request(&self) -> MessageId {
+        let req = fixtures::message_request(&self.a.account_id, self.conn.principal(), true);
+        send(&self.relay.url, &self.conn.bearer, &req).await.id
+    }
+
+    async fn run(&self, route: Route, caller: Caller) -> (u16, Option<reqwest::Response>) {
+        let url = &self.relay.url;
+        let bearer = self.bearer(caller);
+        let resp = match route {
+            Route::CreateAccount => {
+                let (req, _, _) = fixtures::account_request("New");
+                call(
+                    url,
+                    Method::POST,
+                    "/accounts",
+                    bearer,
+                    Some(serde_json::to_value(&req).unwrap()),
+                )
+                .await
+            }
+            Route::CreateConnection => {
+                let (req, _) = fixtures::connection_request(&self.a.account_id, "New agent");
+                call(
+                    url,
+                    Method::POST,
+                    "/connections",
+                    bearer,
+                    Some(serde_json::to_value(&req).unwrap()),
+                )
+                .await
+            }
+            Route::ListConnections => call(url, Method::GET, "/connections", bearer, None).await,
+            Route::RevokeConnection => {
+                let target = fixtures::create_connection(url, &self.a, "Doomed").await;
+                call(
+                    url,
+                    Method::DELETE,
+                    &format!("/connections/{}", target.connection_id),
+                    bearer,
+                    None,
+                )
+                .await
+            }
+            Route::Keys => call(url, Method::GET, "/keys", bearer, None).await,
+            Route::SendMessage => {
+                let (account, principal) = self.identity(caller);
+                let req = fixtures::message_request(&account, principal, false);
+                let mut r = client()
+                    .post(format!("{url}/messages"))
+                    .header("Idempotency-Key", fixtures::new_idempotency_key())
+                    .json(&req);
+                if let Some(b) = bearer {
+                    r = r.bearer_auth(b);
+                }
+                r.send().await.unwrap()
+            }
+            Route::ListMessages => call(url, Method::GET, "/messages?after=0", bearer, None).await,
+            Route::GetMessage => {
+                let id = self.fresh_request().await;
+                call(url, Method::GET, &format!("/messages/{id}"), bearer, None).await
+            }
+            Route::Answer => {
+                let id = self.fresh_request().await;
+                let answering = if caller == Caller::OtherAccountDevice {
+                    &self.b
+                } else {
+                    &self.a
+                };
+                let body = fixtures::answer_request(answering, &id);
+                call(
+                    url,
+                    Method::POST,
+                    &format!("/messages/{id}/answer"),
+                    bearer,
+                    Some(serde_json::to_value(&body).unwrap()),
+                )
+                .await
+            }
+            Route::Cancel => {
+                let id = self.fresh_request().await;
+                call(
+                    url,
+                    Method::POST,
+                    &format!("/messages/{id}/cancel"),
+                    bearer,
+                    None,
+                )
+                .await
+            }
+            Route::Ws => {
+                return match try_connect_ws(&self.relay.ws_url(), bearer).await {
+                    Ok(_socket) => (101, None),
+                    Err(status) => (status, None),
+                };
+            }
+            Route::Health => call(url, Method::GET, "/health", bearer, None).await,
+        };
+        (resp.status().as_u16(), Some(resp))
+    }
+}
+
+#[tokio::test]
+async fn every_route_by_every_caller() {
+    let world = World::new().await;
+    let routes = [
+        Route::CreateAccount,
+        Route::CreateConnection,
+        Route::ListConnections,
+        Route::RevokeConnection,
+        Route::Keys,
+        Route::SendMessage,
+        Route::ListMessages,
+        Route::GetMessage,
+        Route::Answer,
+        Route::Cancel,
+        Route::Ws,
+        Route::Health,
+    ];
+    for route in routes {
+        for (caller, expect) in CALLERS.into_iter().zip(expected(route)) {
+            let why = format!("{route:?} by {caller:?}");
+            let (status, resp) = world.run(route, caller).await;
+            match expect {
+                S(want) => assert_eq!(status, want, "{why}"),
+                E(code) => {
+                    let resp = resp.unwrap_or_else(|| panic!("{why}: an HTTP error response"));
+                    let www = resp.headers().get("www-authenticate").cloned();
+                    expect_error(resp, code, &why).await;
+                    if code == ErrorCode::Unauthorized {
+                        assert_eq!(
+                            www.as_ref().and_then(|v| v.to_str().ok()),
+                            Some("Bearer"),
+                            "{why}: WWW-Authenticate"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    world.relay.shutdown().await;
+}
+
+#[tokio::test]
+async fn another_account_sees_nothing_of_this_one() {
+    let world = World::new().await;
+    let url = &world.relay.url;
+    let id = world.fresh_request().await;
+    let page: MessagePage = call(
+        url,
+        Method::GET,
+        "/messages",
+        Some(&world.b.device_token),
+        None,
+    )
+    .await
+    .json()
+    .await
+    .unwrap();
+    assert!(
+        page.records.iter().all(|r| r.id != id),
+        "B's feed holds none of A's messages"
+    );
+    let keys: KeysResponse = call(url, Method::GET, "/keys", Some(&world.b.device_token), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(keys.account_id, world.b.account_id, "B reads its own keys");
+    assert!(keys.connections.is_empty(), "none of A's connections");
+    let list: serde_json::Value = call(
+        url,
+        Method::GET,
+        "/connections",
+        Some(&world.b.device_token),
+        None,
+    )
+    .await
+    .json()
+    .await
+    .unwrap();
+    assert_eq!(
+        list,
+        serde_json::json!({"connections": []}),
+        "B lists none of A's connections"
+    );
+    let resp = call(
+        url,
+        Method::POST,
+        &format!("/messages/{id}/cancel"),
+        Some(&world.b.device_token),
+        None,
+    )
+    .await;
+    expect_error(resp, ErrorCode::NotFound, "B cannot cancel A's request").await;
+    let rec: MessageRecord = call(
+        url,
+        Method::GET,
+        &format!("/messages/{id}"),
+        Some(&world.a.device_token),
+        None,
+    )
+    .await
+    .json()
+    .await
+    .unwrap();
+    assert_eq!(
+        rec.status,
+        herald_protocol::wire::MessageStatus::Pending,
+        "A's request is untouched"
+    );
+    let feed_a = feed(url, &world.a.device_token, Revision(0), None).await;
+    assert!(feed_a.records.iter().any(|r| r.id == id), "A still sees it");
+    world.relay.shutdown().await;
+}
+
+#[tokio::test]
+async fn malformed_credentials_are_unauthorized() {
+    let world = World::new().await;
+    let url = &world.relay.url;
+    for (header, why) in [
+        ("Bearer".to_owned(), "no token"),
+        ("Basic abc".to_owned(), "another scheme"),
+        ("Bearer hds_unknown".to_owned(), "unknown device token"),
+        (
+            format!("Bearer {}.seed.fingerprint", world.conn.bearer),
+            "the full connection token instead of its hdr_ part",
+        ),
+        (
+            format!(
+                "Bearer {}",
+                world.a.device_token.replacen("hds_", "hdr_", 1)
+            ),
+            "a device token under the connection prefix",
+        ),
+    ] {
+        let resp = client()
+            .get(format!("{url}/keys"))
+            .header("Authorization", header)
+            .send()
+            .await
+            .unwrap();
+        expect_error(resp, ErrorCode::Unauthorized, why).await;
+    }
+    world.relay.shutdown().await;
+}

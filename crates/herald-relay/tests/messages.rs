@@ -1,0 +1,433 @@
+//! Sending and idempotency through the real HTTP API of a relay on 127.0.0.1:0. Answers,
+//! cancellation and expiry are in answers.rs.
+
+mod common;
+
+use common::*;
+use herald_protocol::envelope::{b64_encode, EnvelopeKind};
+use herald_protocol::wire::{MessageRecord, MessageStatus, MAX_ENVELOPE_BYTES};
+use herald_protocol::{ErrorCode, Revision};
+use herald_testkit::fixtures::{self, TestAccount};
+use herald_testkit::TestRelay;
+use reqwest::Method;
+
+async fn setup() -> (TestRelay, TestAccount) {
+    let relay = TestRelay::start().await;
+    let account = fixtures::create_account(&relay.url).await;
+    (relay, account)
+}
+
+#[tokio::test]
+async fn idempotent_retry_with_same_body_returns_the_original_record_once() {
+    let (relay, account) = setup().await;
+    let conn = fixtures::create_connection(&relay.url, &account, "Build agent").await;
+    let req = fixtures::message_request(&account.account_id, conn.principal(), true);
+    let key = fixtures::new_idempotency_key();
+
+    let first = fixtures::post_message(&relay.url, &conn.bearer, &key, &req).await;
+    assert_eq!(
+        first.status().as_u16(),
+        201,
+        "the first send creates the message"
+    );
+    let first: MessageRecord = first.json().await.unwrap();
+
+    let retry = fixtures::post_message(&relay.url, &conn.bearer, &key, &req).await;
+    assert_eq!(
+        retry.status().as_u16(),
+        200,
+        "a retry is answered with 200, not 201"
+    );
+    let retry: MessageRecord = retry.json().await.unwrap();
+    assert_eq!(
+        retry, first,
+        "a retry returns the original record unchanged"
+    );
+
+    let page = feed(&relay.url, &account.device_token, Revision(0), None).await;
+    assert_eq!(
+        page.records.len(),
+        1,
+        "the retry did not store a second message"
+    );
+    assert_eq!(page.cursor, first.revision, "the retry took no revision");
+    relay.shutdown().await;
+}
+
+#[tokio::test]
+async fn idempotency_key_with_a_different_body_conflicts() {
+    let (relay, account) = setup().await;
+    let key = fixtures::new_idempotency_key();
+    let a = fixtures::message_request(&account.account_id, account.device(), false);
+    let b = fixtures::message_request(&account.account_id, account.device(), false);
+    let resp = fixtures::post_message(&relay.url, &account.device_token, &key, &a).await;
+    assert_eq!(resp.status().as_u16(), 201, "first use of the key");
+    let resp = fixtures::post_message(&relay.url, &account.device_token, &key, &b).await;
+    expect_error(resp, ErrorCode::IdempotencyConflict, "same key, other body").await;
+    let page = feed(&relay.url, &account.device_token, Revision(0), None).await;
+    assert_eq!(page.records.len(), 1, "the conflicting body was not stored");
+    relay.shutdown().await;
+}
+
+#[tokio::test]
+async fn idempotency_key_is_required_and_bounded() {
+    let (relay, account) = setup().await;
+    let req = fixtures::message_request(&account.account_id, account.device(), false);
+    let missing = client()
+        .post(format!("{}/messages", relay.url))
+        .bearer_auth(&account.device_token)
+        .json(&req)
+        .send()
+        .await
+        .unwrap();
+    let body = expect_error(missing, ErrorCode::IdempotencyKeyRequired, "no key").await;
+    assert_eq!(
+        body.fields,
+        vec!["Idempotency-Key"],
+        "the error names the header"
+    );
+    for (key, why) in [
+        ("", "empty key"),
+        (&"k".repeat(256) as &str, "key over 255"),
+    ] {
+        let resp = fixtures::post_message(&relay.url, &account.device_token, key, &req).await;
+        expect_error(resp, ErrorCode::IdempotencyKeyRequired, why).await;
+    }
+    let longest =
+        fixtures::post_message(&relay.url, &account.device_token, &"k".repeat(255), &req).await;
+    assert_eq!(
+        longest.status().as_u16(),
+        201,
+        "a 255-character key is accepted"
+    );
+    relay.shutdown().await;
+}
+
+#[tokio::test]
+async fn idempotency_keys_are_scoped_per_credential() {
+    let (relay, account) = setup().await;
+    let conn = fixtures::create_connection(&relay.url, &account, "Agent").await;
+    let key = "shared-key";
+    let from_device = fixtures::message_request(&account.account_id, account.device(), false);
+    let from_conn = fixtures::message_request(&account.account_id, conn.principal(), false);
+    let a = fixtures::post_message(&relay.url, &account.device_token, key, &from_device).await;
+    let b = fixtures::post_message(&relay.url, &conn.bearer, key, &from_conn).await;
+    assert_eq!(a.status().as_u16(), 201, "the device's key");
+    assert_eq!(
+        b.status().as_u16(),
+        201,
+        "the same key from another credential is its own"
+    );
+    relay.shutdown().await;
+}
+
+#[tokio::test]
+async fn send_records_metadata_and_sender_name() {
+    let (relay, account) = setup().await;
+    let conn = fixtures::create_connection(&relay.url, &account, "Release bot").await;
+    let mut req = fixtures::message_request(&account.account_id, conn.principal(), true);
+    req.kind = "secret_offer".into();
+    req.expires_in = Some(600);
+    let record = send(&relay.url, &conn.bearer, &req).await;
+    assert_eq!(record.id, req.id, "the sender's id is kept");
+    assert_eq!(
+        record.status,
+        MessageStatus::Pending,
+        "a request starts pending"
+    );
+    assert_eq!(record.kind, "secret_offer", "kind is stored");
+    assert_eq!(record.sender.kind, "connection", "sender type");
+    assert_eq!(record.sender.id, conn.connection_id.as_str(), "sender id");
+    assert_eq!(
+        record.sender.name, "Release bot",
+        "sender name from the certificate"
+    );
+    assert!(record.expires_at.is_some(), "expiresIn becomes a deadline");
+    assert_eq!(
+        record.envelope, req.envelope,
+        "the envelope is stored as given"
+    );
+    assert_eq!(
+        record.size,
+        req.envelope.encoded_len() as u64,
+        "size is the encoded size"
+    );
+    assert!(record.answer.is_none(), "no answer yet");
+
+    let plain = send_from_device(&relay.url, &account, false).await;
+    assert_eq!(
+        plain.status,
+        MessageStatus::Delivered,
+        "a message without a question is delivered"
+    );
+    assert_eq!(
+        plain.sender.name, "Test laptop",
+        "device sender name from its certificate"
+    );
+    relay.shutdown().await;
+}
+
+#[tokio::test]
+async fn send_refuses_bad_shapes_naming_the_field() {
+    let (relay, account) = setup().await;
+    let other = fixtures::create_account(&relay.url).await;
+    let foreign = send_from_device(&relay.url, &other, false).await;
+    let base = || fixtures::message_request(&account.account_id, account.device(), true);
+    type Edit = Box<dyn Fn(&mut herald_protocol::wire::SendMessageRequest)>;
+    let cases: Vec<(&str, Edit, &str)> = vec![
+        (
+            "kind with capitals",
+            Box::new(|r| r.kind = "Message".into()),
+            "kind",
+        ),
+        (
+            "kind too long",
+            Box::new(|r| r.kind = "a".repeat(33)),
+            "kind",
+        ),
+        (
+            "both deadlines",
+            Box::new(|r| {
+                r.expires_in = Some(5);
+                r.expires_at = Some("2999-01-01T00:00:00Z".into())
+            }),
+            "expiresAt",
+        ),
+        (
+            "expiresIn zero",
+            Box::new(|r| r.expires_in = Some(0)),
+            "expiresIn",
+        ),
+        (
+            "expiresIn over a day",
+            Box::new(|r| r.expires_in = Some(86_401)),
+            "expiresIn",
+        ),
+        (
+            "expiresAt in the past",
+            Box::new(|r| r.expires_at = Some("2000-01-01T00:00:00Z".into())),
+            "expiresAt",
+        ),
+        (
+            "expiresAt too far",
+            Box::new(|r| r.expires_at = Some("2999-01-01T00:00:00Z".into())),
+            "expiresAt",
+        ),
+        (
+            "expiresAt not a time",
+            Box::new(|r| r.expires_at = Some("tomorrow".into())),
+            "expiresAt",
+        ),
+        (
+            "deadline without a question",
+            Box::new(|r| {
+                r.expects_answer = false;
+                r.expires_in = Some(60)
+            }),
+            "expiresIn",
+        ),
+        (
+            "replyTo unknown",
+            Box::new(|r| r.reply_to = Some(fixtures::new_message_id())),
+            "replyTo",
+        ),
+        (
+            "replyTo of another account",
+            Box::new(move |r| r.reply_to = Some(foreign.id.clone())),
+            "replyTo",
+        ),
+        (
+            "envelope version",
+            Box::new(|r| r.envelope.v = 2),
+            "envelope.v",
+        ),
+        (
+            "envelope suite",
+            Box::new(|r| r.envelope.suite = "rot13".into()),
+            "envelope.suite",
+        ),
+        (
+            "header not base64",
+            Box::new(|r| r.envelope.header = "%%%".into()),
+            "envelope.header",
+        ),
+        (
+            "header names another message",
+            Box::new(|r| r.id = fixtures::new_message_id()),
+            "envelope.header.messageId",
+        ),
+        (
+            "signature shape",
+            Box::new(|r| r.envelope.signature = b64_encode(&[0; 10])),
+            "envelope.signature",
+        ),
+        (
+            "no recipients",
+            Box::new(|r| r.envelope.recipients.clear()),
+            "envelope.recipients",
+        ),
+    ];
+    for (why, edit, field) in cases {
+        let mut req = base();
+        edit(&mut req);
+        let resp = fixtures::post_message(
+            &relay.url,
+            &account.device_token,
+            &fixtures::new_idempotency_key(),
+            &req,
+        )
+        .await;
+        let body = expect_error(resp, ErrorCode::InvalidRequest, why).await;
+        assert!(
+            body.fields.iter().any(|f| f == field),
+            "{why}: fields {:?} name {field}",
+            body.fields
+        );
+    }
+
+    // The header must name this account and the caller.
+    let id = fixtures::new_message_id();
+    let mut req = base();
+    req.id = id.clone();
+    req.envelope = fixtures::placeholder_envelope(
+        EnvelopeKind::Message,
+        &other.account_id,
+        &id,
+        account.device(),
+        b"x",
+    );
+    let resp = fixtures::post_message(&relay.url, &account.device_token, "acct", &req).await;
+    let body = expect_error(resp, ErrorCode::InvalidRequest, "header of another account").await;
+    assert_eq!(
+        body.fields,
+        vec!["envelope.header.accountId"],
+        "names the header account"
+    );
+    req.envelope = fixtures::placeholder_envelope(
+        EnvelopeKind::Message,
+        &account.account_id,
+        &id,
+        other.device(),
+        b"x",
+    );
+    let resp = fixtures::post_message(&relay.url, &account.device_token, "sender", &req).await;
+    let body = expect_error(
+        resp,
+        ErrorCode::InvalidRequest,
+        "header names another sender",
+    )
+    .await;
+    assert_eq!(
+        body.fields,
+        vec!["envelope.header.sender"],
+        "names the header sender"
+    );
+    req.envelope = fixtures::placeholder_envelope(
+        EnvelopeKind::Answer,
+        &account.account_id,
+        &id,
+        account.device(),
+        b"x",
+    );
+    let resp = fixtures::post_message(&relay.url, &account.device_token, "kind", &req).await;
+    let body = expect_error(
+        resp,
+        ErrorCode::InvalidRequest,
+        "an answer envelope sent as message",
+    )
+    .await;
+    assert_eq!(
+        body.fields,
+        vec!["envelope.header.kind"],
+        "names the header kind"
+    );
+
+    let page = feed(&relay.url, &account.device_token, Revision(0), None).await;
+    assert!(page.records.is_empty(), "nothing refused was stored");
+    relay.shutdown().await;
+}
+
+#[tokio::test]
+async fn malformed_json_is_bad_request() {
+    let (relay, account) = setup().await;
+    let resp = client()
+        .post(format!("{}/messages", relay.url))
+        .bearer_auth(&account.device_token)
+        .header("Idempotency-Key", "k")
+        .header("Content-Type", "application/json")
+        .body("{not json")
+        .send()
+        .await
+        .unwrap();
+    expect_error(resp, ErrorCode::BadRequest, "syntax error").await;
+    let resp = call(
+        &relay.url,
+        Method::POST,
+        "/messages/x/answer",
+        Some(&account.device_token),
+        Some(serde_json::json!({"envelope": 3})),
+    )
+    .await;
+    let body = expect_error(resp, ErrorCode::BadRequest, "wrong shape").await;
+    assert_eq!(
+        body.fields,
+        vec!["envelope"],
+        "the wrong-shaped field is named"
+    );
+    relay.shutdown().await;
+}
+
+#[tokio::test]
+async fn message_id_taken_under_another_key() {
+    let (relay, account) = setup().await;
+    let req = fixtures::message_request(&account.account_id, account.device(), false);
+    send(&relay.url, &account.device_token, &req).await;
+    let resp = fixtures::post_message(&relay.url, &account.device_token, "another-key", &req).await;
+    expect_error(resp, ErrorCode::MessageIdTaken, "the id exists").await;
+    relay.shutdown().await;
+}
+
+#[tokio::test]
+async fn oversized_envelopes_are_413() {
+    let (relay, account) = setup().await;
+    // Just over the envelope limit but under the body limit: refused by the envelope check.
+    let mut req = fixtures::message_request(&account.account_id, account.device(), false);
+    req.envelope.ciphertext = "A".repeat(MAX_ENVELOPE_BYTES);
+    let resp = fixtures::post_message(&relay.url, &account.device_token, "big", &req).await;
+    let body = expect_error(resp, ErrorCode::PayloadTooLarge, "envelope over the limit").await;
+    assert_eq!(body.fields, vec!["envelope"], "names the envelope");
+    // Far over: refused while reading the body.
+    req.envelope.ciphertext = "A".repeat(3 * MAX_ENVELOPE_BYTES);
+    let resp = fixtures::post_message(&relay.url, &account.device_token, "bigger", &req).await;
+    expect_error(resp, ErrorCode::PayloadTooLarge, "body over the limit").await;
+    relay.shutdown().await;
+}
+
+#[tokio::test]
+async fn replies_join_the_thread() {
+    let (relay, account) = setup().await;
+    let conn = fixtures::create_connection(&relay.url, &account, "Agent").await;
+    let root = send(
+        &relay.url,
+        &conn.bearer,
+        &fixtures::message_request(&account.account_id, conn.principal(), false),
+    )
+    .await;
+    let mut reply = fixtures::message_request(&account.account_id, conn.principal(), false);
+    reply.reply_to = Some(root.id.clone());
+    let reply = send(&relay.url, &conn.bearer, &reply).await;
+    assert_eq!(reply.reply_to, Some(root.id), "replyTo is stored");
+
+    // A connection may not reply to a message it cannot see.
+    let hidden = send_from_device(&relay.url, &account, false).await;
+    let mut req = fixtures::message_request(&account.account_id, conn.principal(), false);
+    req.reply_to = Some(hidden.id);
+    let resp = fixtures::post_message(&relay.url, &conn.bearer, "k", &req).await;
+    expect_error(
+        resp,
+        ErrorCode::InvalidRequest,
+        "reply to a message the connection cannot see",
+    )
+    .await;
+    relay.shutdown().await;
+}
