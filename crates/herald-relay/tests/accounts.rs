@@ -337,3 +337,37 @@ async fn health_unknown_routes_and_methods() {
     .await;
     relay.shutdown().await;
 }
+
+#[tokio::test]
+async fn an_account_id_not_derived_from_the_identity_key_is_refused() {
+    let relay = TestRelay::start().await;
+    let (mut req, _, _) = fixtures::account_request("Desk");
+    let Some(CertificateBody::Account {
+        identity_key,
+        created_at,
+        ..
+    }) = req.statement.body_unverified()
+    else {
+        panic!("fixture statement is an account certificate");
+    };
+    // Claim someone else's account id with this identity key.
+    req.statement = fixtures::placeholder_certificate(&CertificateBody::Account {
+        account_id: fixtures::new_account_id(),
+        identity_key,
+        created_at,
+    });
+    let resp = call(
+        &relay.url,
+        Method::POST,
+        "/accounts",
+        None,
+        Some(serde_json::to_value(&req).unwrap()),
+    )
+    .await;
+    let body = expect_error(resp, ErrorCode::InvalidRequest, "a claimed account id").await;
+    assert_eq!(
+        body.fields,
+        vec!["statement.accountId".to_string()],
+        "names the field"
+    );
+}

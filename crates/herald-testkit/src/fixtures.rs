@@ -57,11 +57,12 @@ fn placeholder_key() -> String {
 
 /// A `POST /accounts` body for a new account and first device (placeholder certificates).
 pub fn account_request(device_name: &str) -> (CreateAccountRequest, AccountId, DeviceId) {
-    let account_id = new_account_id();
+    let identity_key = random_bytes::<32>();
+    let account_id = herald_crypto::account_id_for(&identity_key);
     let device_id = new_device_id();
     let statement = placeholder_certificate(&CertificateBody::Account {
         account_id: account_id.clone(),
-        identity_key: placeholder_key(),
+        identity_key: b64_encode(&identity_key),
         created_at: CREATED_AT.into(),
     });
     let encryption_key = placeholder_certificate(&CertificateBody::EncryptionKey {

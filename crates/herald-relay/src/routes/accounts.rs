@@ -7,6 +7,7 @@ use axum::http::StatusCode;
 use axum::Json;
 use herald_protocol::envelope::{b64_decode, Certificate, CertificateBody};
 use herald_protocol::wire::{CreateAccountRequest, CreateAccountResponse, DEVICE_BEARER_PREFIX};
+use herald_protocol::AccountId;
 
 use super::JsonBody;
 use crate::auth::{new_token, token_hash};
@@ -50,18 +51,52 @@ pub(super) fn check_name(name: &str, field: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
+/// Label of the account fingerprint (docs/protocol.md, "Identifiers"); herald-crypto uses the
+/// same one, and the relay's tests create accounts with herald-crypto's derivation.
+const ACCOUNT_FINGERPRINT_LABEL: &[u8] = b"herald.v1/account-fingerprint";
+
+/// The account id must be derived from the identity key's fingerprint
+/// (`acc_` + base32 of its first 16 bytes), so nobody can claim an id with another key.
+fn check_account_id(account_id: &AccountId, identity_key: &str) -> Result<(), ApiError> {
+    let key = b64_decode(identity_key)
+        .filter(|k| k.len() == 32)
+        .ok_or_else(|| {
+            ApiError::invalid(
+                "statement.identityKey",
+                "The identity key must be 32 bytes of base64url.",
+            )
+        })?;
+    let mut ctx = ring::digest::Context::new(&ring::digest::SHA256);
+    ctx.update(ACCOUNT_FINGERPRINT_LABEL);
+    ctx.update(&key);
+    let digest = ctx.finish();
+    let mut prefix = [0u8; 16];
+    prefix.copy_from_slice(&digest.as_ref()[..16]);
+    if AccountId::from_random(&prefix) != *account_id {
+        return Err(ApiError::invalid(
+            "statement.accountId",
+            "The account id must be derived from the identity key's fingerprint.",
+        ));
+    }
+    Ok(())
+}
+
 pub(super) async fn create(
     State(state): State<AppState>,
     JsonBody { value: req, .. }: JsonBody<CreateAccountRequest>,
 ) -> Result<(StatusCode, Json<CreateAccountResponse>), ApiError> {
-    let CertificateBody::Account { account_id, .. } =
-        certificate_body(&req.statement, "statement")?
+    let CertificateBody::Account {
+        account_id,
+        identity_key,
+        ..
+    } = certificate_body(&req.statement, "statement")?
     else {
         return Err(ApiError::invalid(
             "statement",
             "The statement must be an account certificate.",
         ));
     };
+    check_account_id(&account_id, &identity_key)?;
     let CertificateBody::EncryptionKey {
         account_id: key_account,
         epoch,
