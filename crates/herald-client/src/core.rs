@@ -162,6 +162,9 @@ impl Core {
         device_state::save(&cfg.data_dir, &self.inner.local.key, &state)?;
         let recovery = RecoveryKey::generate();
         let session = Arc::new(Session::new(state)?);
+        session
+            .upload_recovery_backup(&recovery.recipient())
+            .await?;
         let result = OnboardResult {
             account_id: session.state.account_id.to_string(),
             recovery_key: recovery.display().to_string(),
@@ -173,6 +176,24 @@ impl Core {
             .write()
             .unwrap_or_else(|p| p.into_inner()) = Some(session);
         Ok(result)
+    }
+
+    /// Checks a typed recovery key against the backup on the relay: `Ok(true)` when it opens
+    /// this account's key bundle. Errors: `invalid_input` for a malformed or mistyped key
+    /// (checksum), `not_found` when the relay holds no backup.
+    pub async fn check_recovery_key(&self, typed: &str) -> Result<bool> {
+        let session = self.inner.session()?;
+        let key = RecoveryKey::parse(typed)
+            .map_err(|e| Error::InvalidInput(format!("recovery key: {e}")))?;
+        let backup = session.http.backup().await?;
+        let sealed = herald_protocol::envelope::b64_decode(&backup.sealed_bundle)
+            .ok_or_else(|| Error::Protocol("the stored backup is not base64url".into()))?;
+        Ok(
+            match herald_crypto::open_bundle_with_recovery(&sealed, &key) {
+                Ok(bundle) => bundle.account_id() == session.state.account_id,
+                Err(_) => false,
+            },
+        )
     }
 
     /// Starts the background sync task (websocket + catch-up fetches). Idempotent. Must be

@@ -7,7 +7,7 @@ use std::time::Duration;
 use herald_protocol::wire::{
     AnswerRequest, ConnectionList, CreateAccountRequest, CreateAccountResponse,
     CreateConnectionRequest, CreateConnectionResponse, KeysResponse, MessagePage, MessageRecord,
-    SendMessageRequest,
+    RecoveryBackup, SendMessageRequest,
 };
 use herald_protocol::{ErrorBody, ErrorCode, MessageId, Revision};
 use reqwest::{Method, RequestBuilder, StatusCode};
@@ -130,6 +130,30 @@ impl RelayHttp {
     /// `GET /keys`.
     pub async fn keys(&self) -> Result<KeysResponse> {
         self.send(self.request(Method::GET, "/keys")).await
+    }
+
+    /// `PUT /keys/backup` (device): stores the bundle sealed to the recovery key.
+    pub async fn put_backup(&self, backup: &RecoveryBackup) -> Result<()> {
+        let resp = self
+            .request(Method::PUT, "/keys/backup")
+            .json(backup)
+            .send()
+            .await
+            .map_err(|e| Error::Network(e.without_url().to_string()))?;
+        if resp.status().is_success() {
+            return Ok(());
+        }
+        let status = resp.status().as_u16();
+        let body = resp
+            .json::<ErrorBody>()
+            .await
+            .unwrap_or_else(|_| ErrorBody::new(ErrorCode::Internal));
+        Err(Error::Relay { status, body })
+    }
+
+    /// `GET /keys/backup` (device).
+    pub async fn backup(&self) -> Result<RecoveryBackup> {
+        self.send(self.request(Method::GET, "/keys/backup")).await
     }
 
     /// `POST /messages` with an Idempotency-Key. A retry with the same key and body returns

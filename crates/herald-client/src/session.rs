@@ -70,6 +70,19 @@ impl Session {
             .collect()
     }
 
+    /// Seals the account key bundle to the recovery public key and stores it on the relay
+    /// (`PUT /keys/backup`), so the recovery key alone can unlock a new device.
+    pub async fn upload_recovery_backup(&self, recovery: &herald_crypto::Recipient) -> Result<()> {
+        let sealed = herald_crypto::seal_bundle_to_recovery(&self.state.account_keys, recovery)?;
+        let backup = herald_protocol::wire::RecoveryBackup {
+            recovery_key_id: recovery.key_id.clone(),
+            recovery_public_key: herald_protocol::envelope::b64_encode(&recovery.public_key),
+            sealed_bundle: herald_protocol::envelope::b64_encode(&sealed),
+            updated_at: None,
+        };
+        self.http.put_backup(&backup).await
+    }
+
     /// Verifies and opens an envelope with the account keys, refreshing the directory once
     /// when the signer is unknown (a connection created on another device).
     async fn open(

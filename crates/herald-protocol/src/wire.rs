@@ -91,6 +91,27 @@ pub struct KeysResponse {
     pub connections: Vec<Certificate>,
 }
 
+/// `PUT /keys/backup` and `GET /keys/backup` (devices only): the account key bundle sealed
+/// to the recovery key, so a new device can unlock with the recovery key alone, and any
+/// unlocked device can re-seal it after a key rotation without the person typing the key.
+/// The relay stores it as given; it cannot open it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecoveryBackup {
+    /// Key id of the recovery public key the bundle is sealed to.
+    pub recovery_key_id: String,
+    /// base64url X25519 recovery public key (so devices can re-seal to it).
+    pub recovery_public_key: String,
+    /// base64url of the sealed bundle (herald-crypto `seal_bundle_to_recovery`), ≤ 16 KiB.
+    pub sealed_bundle: String,
+    /// Set by the relay on read: when the backup was last written (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub updated_at: Option<String>,
+}
+
+/// Largest accepted `sealedBundle`, encoded (16 KiB; a bundle with many epochs is ~2 KiB).
+pub const MAX_BACKUP_CHARS: usize = 16 * 1024;
+
 /// `POST /messages` (header `Idempotency-Key` required).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

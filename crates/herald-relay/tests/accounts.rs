@@ -371,3 +371,86 @@ async fn an_account_id_not_derived_from_the_identity_key_is_refused() {
         "names the field"
     );
 }
+
+#[tokio::test]
+async fn the_recovery_backup_is_stored_per_account_and_replaced() {
+    let relay = TestRelay::start().await;
+    let a = fixtures::create_account(&relay.url).await;
+    let b = fixtures::create_account(&relay.url).await;
+    let get = |token: String| {
+        let url = relay.url.clone();
+        async move { call(&url, Method::GET, "/keys/backup", Some(&token), None).await }
+    };
+    expect_error(
+        get(a.device_token.clone()).await,
+        ErrorCode::NotFound,
+        "no backup yet",
+    )
+    .await;
+
+    let backup = |bundle: &[u8]| {
+        serde_json::json!({
+            "recoveryKeyId": "k_recovery",
+            "recoveryPublicKey": b64_encode(&[9u8; 32]),
+            "sealedBundle": b64_encode(bundle),
+        })
+    };
+    for bundle in [b"first".as_slice(), b"second".as_slice()] {
+        let resp = call(
+            &relay.url,
+            Method::PUT,
+            "/keys/backup",
+            Some(&a.device_token),
+            Some(backup(bundle)),
+        )
+        .await;
+        assert_eq!(resp.status().as_u16(), 204, "stored");
+    }
+    let got: serde_json::Value = get(a.device_token.clone()).await.json().await.unwrap();
+    assert_eq!(
+        got["sealedBundle"],
+        b64_encode(b"second"),
+        "the latest write wins"
+    );
+    assert!(got["updatedAt"].is_string(), "the relay stamps the time");
+    expect_error(
+        get(b.device_token.clone()).await,
+        ErrorCode::NotFound,
+        "B does not see A's backup",
+    )
+    .await;
+
+    let mut bad = backup(b"x");
+    bad["recoveryPublicKey"] = serde_json::json!("short");
+    let resp = call(
+        &relay.url,
+        Method::PUT,
+        "/keys/backup",
+        Some(&a.device_token),
+        Some(bad),
+    )
+    .await;
+    let body = expect_error(resp, ErrorCode::InvalidRequest, "a bad public key").await;
+    assert_eq!(
+        body.fields,
+        vec!["recoveryPublicKey".to_string()],
+        "names the field"
+    );
+    let mut big = backup(b"x");
+    big["sealedBundle"] =
+        serde_json::json!("A".repeat(herald_protocol::wire::MAX_BACKUP_CHARS + 1));
+    let resp = call(
+        &relay.url,
+        Method::PUT,
+        "/keys/backup",
+        Some(&a.device_token),
+        Some(big),
+    )
+    .await;
+    let body = expect_error(resp, ErrorCode::InvalidRequest, "a bundle past the limit").await;
+    assert_eq!(
+        body.fields,
+        vec!["sealedBundle".to_string()],
+        "names the field"
+    );
+}

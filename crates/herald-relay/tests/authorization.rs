@@ -42,6 +42,8 @@ enum Route {
     ListConnections,
     RevokeConnection,
     Keys,
+    PutBackup,
+    GetBackup,
     SendMessage,
     ListMessages,
     GetMessage,
@@ -60,6 +62,9 @@ fn expected(route: Route) -> [Expect; 5] {
         Route::ListConnections => [E(U), S(200), E(F), E(U), S(200)],
         Route::RevokeConnection => [E(U), S(204), E(F), E(U), E(N)],
         Route::Keys => [E(U), S(200), S(200), E(U), S(200)],
+        // Runs before GetBackup, so both accounts have one when it is read.
+        Route::PutBackup => [E(U), S(204), E(F), E(U), S(204)],
+        Route::GetBackup => [E(U), S(200), E(F), E(U), S(200)],
         Route::SendMessage => [E(U), S(201), S(201), E(U), S(201)],
         Route::ListMessages => [E(U), S(200), S(200), E(U), S(200)],
         Route::GetMessage => [E(U), S(200), S(200), E(U), E(N)],
@@ -178,6 +183,15 @@ impl World {
                 .await
             }
             Route::Keys => call(url, Method::GET, "/keys", bearer, None).await,
+            Route::PutBackup => {
+                let body = serde_json::json!({
+                    "recoveryKeyId": "k_recovery",
+                    "recoveryPublicKey": herald_protocol::envelope::b64_encode(&[7u8; 32]),
+                    "sealedBundle": herald_protocol::envelope::b64_encode(b"opaque"),
+                });
+                call(url, Method::PUT, "/keys/backup", bearer, Some(body)).await
+            }
+            Route::GetBackup => call(url, Method::GET, "/keys/backup", bearer, None).await,
             Route::SendMessage => {
                 let (account, principal) = self.identity(caller);
                 let req = fixtures::message_request(&account, principal, false);
@@ -244,6 +258,8 @@ async fn every_route_by_every_caller() {
         Route::ListConnections,
         Route::RevokeConnection,
         Route::Keys,
+        Route::PutBackup,
+        Route::GetBackup,
         Route::SendMessage,
         Route::ListMessages,
         Route::GetMessage,

@@ -35,6 +35,7 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/connections/{id}", delete(connections::revoke))
         .route("/keys", get(keys::get))
+        .route("/keys/backup", get(keys::get_backup).put(keys::put_backup))
         .route("/health", get(health))
         .route("/ws", get(crate::ws::upgrade))
         .route("/messages", get(messages::list))

@@ -262,6 +262,15 @@ pub trait Store: Send + Sync + 'static {
         now: DateTime<Utc>,
     ) -> StoreResult<()>;
     fn account_keys(&self, account: &AccountId) -> StoreResult<AccountKeys>;
+    /// Replaces the account's recovery backup.
+    fn put_backup(
+        &self,
+        account: &AccountId,
+        backup: &herald_protocol::wire::RecoveryBackup,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()>;
+    /// The account's recovery backup, with `updated_at` set; `NotFound` when none.
+    fn backup(&self, account: &AccountId) -> StoreResult<herald_protocol::wire::RecoveryBackup>;
     /// Looks a credential up by the hash of its token.
     fn credential(&self, token_hash: &TokenHash) -> StoreResult<Option<CredentialRow>>;
     /// Records that a device was seen at `now`.

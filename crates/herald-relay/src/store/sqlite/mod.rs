@@ -8,6 +8,7 @@
 //! lock and revisions commit in order.
 
 mod accounts;
+mod backups;
 mod connections;
 mod devices;
 mod encryption_keys;
@@ -39,6 +40,7 @@ fn migrations() -> Migrations<'static> {
         M::up(connections::MIGRATION_004),
         M::up(messages::MIGRATION_005),
         M::up(idempotency::MIGRATION_006),
+        M::up(backups::MIGRATION_007),
     ])
 }
 
@@ -220,6 +222,19 @@ impl Store for SqliteStore {
                 connections: connections::active_certificates(c, account)?,
             })
         })
+    }
+
+    fn put_backup(
+        &self,
+        account: &AccountId,
+        backup: &herald_protocol::wire::RecoveryBackup,
+        now: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        self.write(|tx| backups::put(tx, account, backup, now.timestamp_millis()))
+    }
+
+    fn backup(&self, account: &AccountId) -> StoreResult<herald_protocol::wire::RecoveryBackup> {
+        self.read(|c| backups::get(c, account)?.ok_or(StoreError::NotFound))
     }
 
     fn credential(&self, token_hash: &TokenHash) -> StoreResult<Option<CredentialRow>> {
