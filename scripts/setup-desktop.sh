@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Installs what building and testing the Herald desktop app needs on Debian 12 (bookworm):
 # the Tauri/WebKitGTK build packages, the end-to-end test packages (Xvfb, a private D-Bus,
-# WebKitWebDriver, ImageMagick), the UI's npm dependencies and tauri-driver.
+# WebKitWebDriver, ImageMagick, python3-gi for the test notification server), the npm
+# dependencies of ui/ and tests/e2e/, and tauri-driver.
 #
 # Idempotent: apt is skipped when every package is already installed, `npm ci` is skipped when
-# ui/node_modules matches ui/package-lock.json, tauri-driver is installed only if missing.
+# node_modules was installed from the current package-lock.json, tauri-driver is installed only
+# if missing.
 # Runs as root, or through sudo otherwise.
 set -euo pipefail
 
@@ -15,7 +17,7 @@ BUILD_PACKAGES=(
   libayatana-appindicator3-dev librsvg2-dev pkg-config
 )
 TEST_PACKAGES=(
-  xvfb xauth webkit2gtk-driver dbus-x11 imagemagick
+  xvfb xauth webkit2gtk-driver dbus-x11 imagemagick python3-gi
 )
 TAURI_DRIVER_VERSION="2.1.0"
 
@@ -40,15 +42,21 @@ else
   echo "setup-desktop: Debian packages already installed"
 fi
 
-# npm ci only when the installed tree does not match the lockfile.
-if [ ! -f "$ROOT/ui/node_modules/.package-lock.json" ] \
-  || ! cmp -s <(sed -n '/"packages"/,$p' "$ROOT/ui/package-lock.json" | grep -v '"": {' ) \
-               <(sed -n '/"packages"/,$p' "$ROOT/ui/node_modules/.package-lock.json" | grep -v '"": {') 2>/dev/null; then
-  echo "setup-desktop: npm ci in ui/"
-  (cd "$ROOT/ui" && npm ci --no-audit --no-fund)
-else
-  echo "setup-desktop: ui/node_modules is current"
-fi
+# npm ci only when node_modules was not installed from this exact lockfile (a stamp records
+# the lockfile's hash after a successful install).
+npm_ci() {
+  local dir="$1" stamp="$1/node_modules/.herald-lock.sha256" want
+  want="$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+    echo "setup-desktop: ${dir#"$ROOT"/}/node_modules is current"
+    return
+  fi
+  echo "setup-desktop: npm ci in ${dir#"$ROOT"/}"
+  (cd "$dir" && npm ci --no-audit --no-fund)
+  echo "$want" >"$stamp"
+}
+npm_ci "$ROOT/ui"
+npm_ci "$ROOT/tests/e2e"
 
 if ! command -v tauri-driver >/dev/null 2>&1; then
   echo "setup-desktop: installing tauri-driver $TAURI_DRIVER_VERSION"

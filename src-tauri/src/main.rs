@@ -1,1 +1,43 @@
-fn main() {}
+//! Herald desktop: a thin Tauri shell over `herald-client`.
+//!
+//! It wires the device core into Tauri state, exposes one-line command adapters to the webview,
+//! forwards core events as `herald://event`, raises OS notifications for new requests, and runs
+//! the embedded relay when the account uses one. Behaviour lives in the Tauri-free crates.
+
+#![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
+
+mod commands;
+mod embedded;
+mod events;
+mod notify;
+mod shell;
+
+use tauri::Manager;
+
+fn main() {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+
+    let builder = tauri::Builder::default();
+    let config = shell::ShellConfig::from_env();
+    let context = tauri::generate_context!("../tauri.conf.json");
+    let app = match shell::run_app(builder, config).build(context) {
+        Ok(app) => app,
+        Err(error) => {
+            eprintln!("herald-desktop: could not start: {error}");
+            std::process::exit(1);
+        }
+    };
+    app.run(|handle, event| {
+        if let tauri::RunEvent::Exit = event {
+            if let Some(state) = handle.try_state::<shell::AppState>() {
+                state.core.stop_sync();
+                tauri::async_runtime::block_on(state.relay.stop());
+            }
+        }
+    });
+}

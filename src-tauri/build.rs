@@ -1,0 +1,26 @@
+//! The config lives at the repository root (the client fixed the layout), so point tauri-build
+//! at it; `generate_context!("../tauri.conf.json")` in main.rs reads the same file.
+//! The app manifest turns each command into a permission, so the capability file lists exactly
+//! what the webview may call.
+
+fn main() {
+    let commands = &[
+        "setup_state",
+        "create_account",
+        "list_connections",
+        "create_connection",
+        "inbox",
+        "message",
+        "mark_read",
+        "answer",
+        "open_external",
+        "sync_state",
+        "check_recovery_key",
+    ];
+    let attributes = tauri_build::Attributes::new()
+        .config_path("../tauri.conf.json")
+        .app_manifest(tauri_build::AppManifest::new().commands(commands));
+    if let Err(error) = tauri_build::try_build(attributes) {
+        panic!("tauri-build failed: {error:#}");
+    }
+}

@@ -1,0 +1,128 @@
+//! Core events to the webview (`herald://event`) and to the OS (notifications).
+
+use std::sync::{Arc, Mutex};
+
+use herald_client::view::{CoreEvent, MessageStatus, MessageSummary};
+use tauri::{AppHandle, Emitter, Manager, Runtime};
+use tokio::sync::broadcast::{error::RecvError, Receiver};
+
+use crate::shell::AppState;
+
+/// The Tauri event carrying every `CoreEvent`; ui/src/lib/backend/tauri.ts listens to it.
+pub const CORE_EVENT: &str = "herald://event";
+
+/// The latest `SyncState` event, kept so a webview that loads (or subscribes) after sync
+/// started still learns whether it is connected.
+#[derive(Clone, Default)]
+pub struct LastSyncState(Arc<Mutex<Option<CoreEvent>>>);
+
+impl LastSyncState {
+    pub fn get(&self) -> Option<CoreEvent> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    fn record(&self, event: &CoreEvent) {
+        if matches!(event, CoreEvent::SyncState { .. }) {
+            *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(event.clone());
+        }
+    }
+}
+
+/// Forwards every core event to the webview until the core closes the channel.
+pub fn forward<R: Runtime>(
+    app: AppHandle<R>,
+    mut events: Receiver<CoreEvent>,
+    last_sync: LastSyncState,
+) {
+    tauri::async_runtime::spawn(async move {
+        loop {
+            match events.recv().await {
+                Ok(event) => {
+                    last_sync.record(&event);
+                    deliver(&app, event);
+                }
+                Err(RecvError::Lagged(skipped)) => {
+                    // The UI reloads the inbox on its own; losing a few live updates is safe.
+                    tracing::warn!(skipped, "UI event forwarder lagged");
+                }
+                Err(RecvError::Closed) => break,
+            }
+        }
+    });
+}
+
+/// Tells the UI that sync could not start, in the same shape the core uses.
+pub fn sync_failed<R: Runtime>(app: &AppHandle<R>, last_sync: &LastSyncState, error: String) {
+    let event = CoreEvent::SyncState {
+        connected: false,
+        error: Some(error),
+    };
+    last_sync.record(&event);
+    deliver(app, event);
+}
+
+fn deliver<R: Runtime>(app: &AppHandle<R>, event: CoreEvent) {
+    if let CoreEvent::MessageUpserted {
+        message,
+        is_new: true,
+    } = &event
+    {
+        if needs_notification(message) {
+            if let Some(state) = app.try_state::<AppState>() {
+                crate::notify::request(app, state.core.clone(), message.clone());
+            }
+        }
+    }
+    if let Err(error) = app.emit(CORE_EVENT, &event) {
+        tracing::warn!(%error, "could not emit core event");
+    }
+}
+
+/// A new request waiting for this person's answer, readable on this device.
+fn needs_notification(message: &MessageSummary) -> bool {
+    message.expects_answer && message.status == MessageStatus::Pending && message.error.is_none()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(status: MessageStatus, expects_answer: bool, error: Option<&str>) -> MessageSummary {
+        MessageSummary {
+            id: "m1".into(),
+            revision: 1,
+            title: "Deploy?".into(),
+            sender_name: "ci-agent".into(),
+            created_at: "2026-01-01T00:00:00Z".into(),
+            expires_at: None,
+            status,
+            expects_answer,
+            unread: true,
+            error: error.map(Into::into),
+        }
+    }
+
+    #[test]
+    fn only_pending_readable_requests_notify() {
+        assert!(
+            needs_notification(&summary(MessageStatus::Pending, true, None)),
+            "a pending request notifies"
+        );
+        assert!(
+            !needs_notification(&summary(MessageStatus::Delivered, false, None)),
+            "a plain message does not"
+        );
+        assert!(
+            !needs_notification(&summary(MessageStatus::Answered, true, None)),
+            "an answered request does not"
+        );
+        assert!(
+            !needs_notification(&summary(
+                MessageStatus::Pending,
+                true,
+                Some("bad signature")
+            )),
+            "an unreadable message does not"
+        );
+    }
+}

@@ -1,0 +1,263 @@
+//! App state and wiring: open the core, manage it, forward events, resume sync on start.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use herald_client::view::SetupStatus;
+use herald_client::{Core, CoreConfig};
+use tauri::{Manager, Runtime};
+
+use crate::embedded::EmbeddedRelay;
+use crate::events::LastSyncState;
+use crate::{commands, events};
+
+/// Everything the commands share. The core is cheap to clone; the relay has its own lock.
+pub struct AppState {
+    pub core: Core,
+    pub data_dir: PathBuf,
+    pub relay: Arc<EmbeddedRelay>,
+    pub last_sync: LastSyncState,
+    /// Send the demo agent's messages after onboarding (`HERALD_DEMO=1`, the README's run).
+    pub demo: bool,
+}
+
+/// What the binary decides from its environment before the app starts.
+#[derive(Debug, Clone)]
+pub struct ShellConfig {
+    /// `HERALD_DATA_DIR`; `None` uses the platform's app data dir.
+    pub data_dir: Option<PathBuf>,
+    /// Keep the device key in the OS keychain (falls back to a 0600 file where none exists).
+    pub use_keychain: bool,
+    /// `HERALD_DEMO=1`: after the account is created, a "Demo agent" connection sends a few
+    /// real requests (herald_client::demo) so the inbox is not empty on first run.
+    pub demo: bool,
+}
+
+impl ShellConfig {
+    /// `HERALD_DATA_DIR` when set (tests use it), else the platform's app data dir.
+    pub fn from_env() -> Self {
+        ShellConfig {
+            data_dir: std::env::var_os("HERALD_DATA_DIR")
+                .filter(|d| !d.is_empty())
+                .map(PathBuf::from),
+            use_keychain: true,
+            demo: std::env::var("HERALD_DEMO").is_ok_and(|v| v == "1"),
+        }
+    }
+}
+
+/// Registers plugins, state, commands and the start-up task on `builder`. Generic over the
+/// runtime so tests can pass `tauri::test::mock_builder()`.
+pub fn run_app<R: Runtime>(builder: tauri::Builder<R>, config: ShellConfig) -> tauri::Builder<R> {
+    builder
+        .plugin(tauri_plugin_notification::init())
+        .plugin(tauri_plugin_opener::init())
+        .plugin(navigation_guard())
+        .invoke_handler(tauri::generate_handler![
+            commands::setup_state,
+            commands::create_account,
+            commands::list_connections,
+            commands::create_connection,
+            commands::inbox,
+            commands::message,
+            commands::mark_read,
+            commands::answer,
+            commands::open_external,
+            commands::sync_state,
+            commands::check_recovery_key,
+        ])
+        .setup(move |app| {
+            let handle = app.handle().clone();
+            let data_dir = match config.data_dir.clone() {
+                Some(dir) => dir,
+                None => handle.path().app_data_dir()?,
+            };
+            // Creates the data dir (mode 0700) when missing.
+            let core = Core::open(CoreConfig {
+                data_dir: data_dir.clone(),
+                device_name: device_name(),
+                platform: platform().into(),
+                use_keychain: config.use_keychain,
+            })
+            .map_err(|e| format!("cannot open the device core: {e}"))?;
+            let relay = Arc::new(EmbeddedRelay::new(data_dir.clone()));
+            crate::notify::listen(&handle, core.clone());
+            let last_sync = LastSyncState::default();
+            // Subscribe before sync starts so no event is missed.
+            events::forward(handle.clone(), core.subscribe(), last_sync.clone());
+            app.manage(AppState {
+                core: core.clone(),
+                data_dir,
+                relay: relay.clone(),
+                last_sync: last_sync.clone(),
+                demo: config.demo,
+            });
+            if core.setup_state().status == SetupStatus::Ready {
+                tauri::async_runtime::spawn(resume(handle, core, relay, last_sync));
+            }
+            Ok(())
+        })
+}
+
+/// Keeps every webview on the app's own pages: a link in a message body that slips past the
+/// UI's click handler must not navigate the window (links open in the system browser via the
+/// `open_external` command instead).
+fn navigation_guard<R: Runtime>() -> tauri::plugin::TauriPlugin<R> {
+    tauri::plugin::Builder::new("herald-navigation")
+        .on_navigation(|_webview, url| {
+            let allowed = is_app_url(url);
+            if !allowed {
+                tracing::warn!(%url, "blocked navigation away from the app");
+            }
+            allowed
+        })
+        .build()
+}
+
+/// The origins the app's own pages load from (custom protocol on Linux/macOS, Windows).
+fn is_app_url(url: &tauri::Url) -> bool {
+    matches!(
+        (url.scheme(), url.host_str()),
+        ("tauri", Some("localhost")) | ("http" | "https", Some("tauri.localhost"))
+    )
+}
+
+/// On start with an existing account: the embedded relay first (if this account uses it),
+/// then sync. Failures reach the UI as a sync-state event.
+async fn resume<R: Runtime>(
+    app: tauri::AppHandle<R>,
+    core: Core,
+    relay: Arc<EmbeddedRelay>,
+    last_sync: LastSyncState,
+) {
+    if relay.is_configured() {
+        if let Err(error) = relay.start().await {
+            tracing::error!(%error, "embedded relay did not start");
+            let message = format!("The embedded relay did not start: {error}");
+            events::sync_failed(&app, &last_sync, message);
+        }
+    }
+    if let Err(error) = core.start_sync() {
+        tracing::error!(%error, "sync did not start");
+        events::sync_failed(&app, &last_sync, error.to_string());
+    }
+}
+
+/// This computer's name as shown in device lists.
+fn device_name() -> String {
+    let from_env = ["HOSTNAME", "COMPUTERNAME"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok())
+        .filter(|n| !n.trim().is_empty());
+    from_env
+        .or_else(|| {
+            std::fs::read_to_string("/etc/hostname")
+                .ok()
+                .map(|n| n.trim().to_owned())
+                .filter(|n| !n.is_empty())
+        })
+        .unwrap_or_else(|| "Desktop".to_owned())
+}
+
+fn platform() -> &'static str {
+    match std::env::consts::OS {
+        "macos" => "macos",
+        "windows" => "windows",
+        _ => "linux",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use herald_client::view::{SetupState, UiError};
+    use serde_json::json;
+    use tauri::ipc::{CallbackFn, InvokeBody};
+    use tauri::test::{get_ipc_response, mock_builder, INVOKE_KEY};
+    use tauri::webview::InvokeRequest;
+    use tauri::{Manager, WebviewWindowBuilder};
+
+    use super::*;
+
+    fn request(cmd: &str, body: serde_json::Value) -> InvokeRequest {
+        InvokeRequest {
+            cmd: cmd.into(),
+            callback: CallbackFn(0),
+            error: CallbackFn(1),
+            url: "tauri://localhost".parse().expect("valid url"),
+            body: InvokeBody::Json(body),
+            headers: Default::default(),
+            invoke_key: INVOKE_KEY.to_string(),
+        }
+    }
+
+    #[test]
+    fn only_the_app_origin_is_navigable() {
+        let url = |s: &str| s.parse::<tauri::Url>().expect("url");
+        assert!(is_app_url(&url("tauri://localhost/index.html")), "app page");
+        assert!(
+            is_app_url(&url("http://tauri.localhost/")),
+            "app page on Windows"
+        );
+        assert!(!is_app_url(&url("https://example.com/")), "the web");
+        assert!(
+            !is_app_url(&url("http://127.0.0.1:8457/")),
+            "not even the relay"
+        );
+        assert!(!is_app_url(&url("file:///etc/passwd")), "no files");
+    }
+
+    /// The real config and capability file, the mock runtime: commands are registered, allowed
+    /// for the main window only, and errors arrive as `{code, message}`.
+    #[test]
+    fn main_window_reaches_the_core_through_its_capability() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let config = ShellConfig {
+            data_dir: Some(dir.path().to_path_buf()),
+            use_keychain: false,
+            demo: false,
+        };
+        let mut app = run_app(mock_builder(), config)
+            .build(tauri::generate_context!("../tauri.conf.json"))
+            .expect("the app builds on the mock runtime");
+        // The first iteration runs setup: the core opens and the config's main window appears.
+        // Called once, not in a loop (what the deprecation warns about); `run_return` would
+        // block the test on the event loop.
+        #[allow(deprecated)]
+        app.run_iteration(|_, _| {});
+        let main = app
+            .get_webview_window("main")
+            .expect("the config creates the main window");
+
+        let state: SetupState = get_ipc_response(&main, request("setup_state", json!({})))
+            .expect("setup_state is allowed")
+            .deserialize()
+            .expect("a SetupState");
+        assert_eq!(
+            state.status,
+            SetupStatus::NeedsSetup,
+            "a fresh data dir needs setup"
+        );
+
+        let sync = get_ipc_response(&main, request("sync_state", json!({})))
+            .expect("sync_state is allowed")
+            .deserialize::<serde_json::Value>()
+            .expect("json");
+        assert!(sync.is_null(), "no sync state before sync starts");
+
+        let error = get_ipc_response(
+            &main,
+            request("create_account", json!({ "relayUrl": "ftp://nope" })),
+        )
+        .expect_err("an ftp relay is refused");
+        let error: UiError = serde_json::from_value(error).expect("a UiError");
+        assert_eq!(error.code, "invalid_relay_url", "stable code: {error:?}");
+
+        let other = WebviewWindowBuilder::new(&app, "other", Default::default())
+            .build()
+            .expect("second window");
+        assert!(
+            get_ipc_response(&other, request("setup_state", json!({}))).is_err(),
+            "a window outside the capability cannot call commands"
+        );
+    }
+}

@@ -1,0 +1,384 @@
+// Desktop end-to-end: the built Herald app under Xvfb, driven through tauri-driver and
+// WebKitWebDriver, while the real `herald` CLI asks a question and waits for the answer.
+//
+// Run through ./run.sh, which builds everything, starts tauri-driver inside xvfb-run +
+// dbus-run-session, and sets HERALD_DATA_DIR (the app's fresh data dir) for both.
+
+import assert from "node:assert/strict";
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+import { Builder, By, until } from "selenium-webdriver";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const APP = join(ROOT, "target/debug/herald-desktop");
+const HERALD = join(ROOT, "target/debug/herald");
+const ARTIFACTS = join(ROOT, "test-artifacts");
+const WEBDRIVER_URL = process.env.HERALD_E2E_WEBDRIVER ?? "http://127.0.0.1:4444/";
+const DATA_DIR = process.env.HERALD_DATA_DIR;
+const NOTIFICATIONS = process.env.HERALD_E2E_NOTIFICATIONS;
+
+const UI_TIMEOUT = 30_000;
+const DELIVERY_TIMEOUT = 60_000;
+const ANSWER_TIMEOUT = 60_000;
+
+const TITLE = "Deploy v1.2 to production?";
+const NOTIFY_TITLE = "Rotate the API key now?";
+const BODY = "CI is green on `main` (build 481).\n\n- 3 migrations\n- rollback: `deploy v1.1`";
+
+/** @type {import("selenium-webdriver").WebDriver | undefined} */
+let driver;
+
+const byTestId = (id) => By.css(`[data-testid="${id}"]`);
+
+async function find(id, timeout = UI_TIMEOUT) {
+  const el = await driver.wait(until.elementLocated(byTestId(id)), timeout, `no [data-testid=${id}] within ${timeout} ms`);
+  await driver.wait(until.elementIsVisible(el), timeout, `[data-testid=${id}] never became visible`);
+  return el;
+}
+
+async function click(id) {
+  const el = await find(id);
+  await driver.wait(until.elementIsEnabled(el), UI_TIMEOUT, `[data-testid=${id}] stayed disabled`);
+  await el.click();
+  return el;
+}
+
+/**
+ * The element's text content. WebKitWebDriver's getText() returns "" for text in boxes with
+ * `overflow: hidden` (the list's ellipsized titles), though it is on screen.
+ */
+async function textOf(el) {
+  return String(await driver.executeScript("return arguments[0].textContent;", el)).trim();
+}
+
+async function screenshot(name) {
+  if (!driver) return;
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const png = await driver.takeScreenshot();
+  writeFileSync(join(ARTIFACTS, name), Buffer.from(png, "base64"));
+}
+
+/** Fails the wait early with the reason when `shown` reports an error card. */
+async function failOnErrorCard(id) {
+  const cards = await driver.findElements(byTestId(id));
+  if (cards.length > 0) {
+    const text = await cards[0].getText();
+    if (text.trim()) throw new Error(`the app reported an error: ${text}`);
+  }
+}
+
+/** One named stage of the flow; a failure stops the flow there (later stages depend on it). */
+async function step(name, fn) {
+  const started = Date.now();
+  let skipped = false;
+  try {
+    await fn(() => {
+      skipped = true;
+    });
+  } catch (err) {
+    err.message = `[${name}] ${err.message}`;
+    throw err;
+  }
+  console.log(skipped ? `skip - ${name}` : `ok - ${name} (${Date.now() - started} ms)`);
+}
+
+/** A Notify call's action buttons as {id: label}, without "default" (a click on the banner). */
+function buttonsOf(notification) {
+  const buttons = {};
+  for (let i = 0; i + 1 < notification.actions.length; i += 2) {
+    if (notification.actions[i] !== "default") buttons[notification.actions[i]] = notification.actions[i + 1];
+  }
+  return buttons;
+}
+
+/** The inbox row whose title is `title`, or false. */
+async function inboxItem(title) {
+  for (const el of await driver.findElements(byTestId("inbox-item"))) {
+    if ((await textOf(await el.findElement(byTestId("inbox-item-title")))) === title) return el;
+  }
+  return false;
+}
+
+/** The recorded notification for a request titled `title` (its body), once it is shown. */
+function notificationFor(title) {
+  return pollFor(
+    () => recordedNotifications().find((n) => n.body === title),
+    UI_TIMEOUT,
+    `no OS notification for "${title}"`,
+  );
+}
+
+/** Runs the real CLI; resolves with its exit code and output. */
+function runHerald(args, env) {
+  const child = spawn(HERALD, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d) => (stdout += d));
+  child.stderr.on("data", (d) => (stderr += d));
+  const done = new Promise((resolveDone, reject) => {
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolveDone({ code, signal, stdout, stderr }));
+  });
+  return { child, done, output: () => ({ stdout, stderr }) };
+}
+
+/** Polls `probe` every 100 ms until it returns a truthy value or the deadline passes. */
+async function pollFor(probe, ms, what) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`${what} (waited ${ms} ms)`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Notify calls the test notification server recorded (one JSON object a line). */
+function recordedNotifications() {
+  if (!NOTIFICATIONS || !existsSync(NOTIFICATIONS)) return [];
+  return readFileSync(NOTIFICATIONS, "utf8")
+    .split("\n")
+    .filter((line) => line.trim())
+    .map((line) => JSON.parse(line));
+}
+
+function withDeadline(promise, ms, what) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** The answer's action id, wherever the CLI's JSON puts it (top level or under `answer`). */
+function actionIdOf(answer) {
+  if (answer && typeof answer === "object") {
+    if (typeof answer.actionId === "string") return answer.actionId;
+    if (answer.answer && typeof answer.answer.actionId === "string") return answer.answer.actionId;
+  }
+  return undefined;
+}
+
+/** One WebDriver session = one app instance (quitting the session ends the app). */
+function launchApp() {
+  return new Builder()
+    .usingServer(WEBDRIVER_URL)
+    .withCapabilities({ browserName: "wry", "tauri:options": { application: APP } })
+    .build();
+}
+
+before(async () => {
+  assert.ok(DATA_DIR, "HERALD_DATA_DIR must point at a fresh data dir (run.sh sets it)");
+  assert.ok(existsSync(APP), `the desktop app is built at ${APP}`);
+  driver = await launchApp();
+});
+
+after(async () => {
+  if (driver) await driver.quit().catch(() => undefined);
+});
+
+test("onboard, connect an agent, answer its request from the inbox", async () => {
+  let asking;
+  let recoveryKey;
+  try {
+    await step("first run: embedded relay, recovery key, safety code", async () => {
+      const embedded = await find("setup-relay-embedded");
+      assert.ok(await embedded.isSelected(), "the embedded relay is the default choice");
+      await click("setup-create");
+      await driver.wait(
+        async () => {
+          await failOnErrorCard("setup-error");
+          return (await driver.findElements(byTestId("recovery-key"))).length > 0;
+        },
+        UI_TIMEOUT,
+        "the recovery key screen did not appear",
+      );
+      recoveryKey = (await (await find("recovery-key")).getText()).trim();
+      assert.match(recoveryKey, /^[0-9A-Z]{4}(-[0-9A-Z]{4})+$/, "recovery key is grouped Crockford base32");
+      const safetyCode = (await (await find("safety-code")).getText()).trim();
+      assert.match(safetyCode, /^\d{5}( \d{5}){5}$/, "safety code is 30 digits in 6 groups");
+      const storage = await find("secret-storage");
+      const kind = await storage.getAttribute("data-kind");
+      assert.ok(kind === "keychain" || kind === "file", `secret storage is named (${kind})`);
+      if (kind === "file") {
+        const shownPath = await textOf(await find("secret-storage-path"));
+        assert.equal(dirname(shownPath), resolve(DATA_DIR), "the key file shown is in the data dir");
+        assert.match(await textOf(storage), /protected only by file permissions/, "and it says so plainly");
+      }
+      const continueButton = await find("setup-continue");
+      assert.equal(await continueButton.isEnabled(), false, "Continue waits for the saved checkbox");
+      await click("recovery-saved");
+      await click("setup-continue");
+      await find("app-shell");
+    });
+
+    let token;
+    let relayUrl;
+    await step("a connection's token is shown once", async () => {
+      await click("nav-connections");
+      await (await find("connection-name-input")).sendKeys("ci-agent");
+      await click("connection-create");
+      await driver.wait(
+        async () => {
+          await failOnErrorCard("connection-error");
+          return (await driver.findElements(byTestId("connection-token"))).length > 0;
+        },
+        UI_TIMEOUT,
+        "the new connection's token did not appear",
+      );
+      token = (await (await find("connection-token")).getText()).trim();
+      assert.match(token, /^hdr_\S+$/, "the token has the hdr_ prefix");
+      const envLines = await (await find("connection-env")).getText();
+      assert.ok(envLines.includes("HERALD_TOKEN"), "the shell lines set HERALD_TOKEN");
+      relayUrl = readFileSync(join(DATA_DIR, "relay-url"), "utf8").trim();
+      assert.match(relayUrl, /^http:\/\/127\.0\.0\.1:\d+$/, "the app wrote the embedded relay URL for the CLI");
+      assert.ok(envLines.includes(`HERALD_URL=${relayUrl}`), "the shell lines name the same relay");
+      await click("connection-done");
+      const items = await driver.findElements(byTestId("connection-token"));
+      assert.equal(items.length, 0, "the token is gone after Done");
+      const names = await Promise.all(
+        (await driver.findElements(byTestId("connection-item"))).map((el) => el.getText()),
+      );
+      assert.ok(names.some((n) => n.includes("ci-agent")), `ci-agent is listed (saw ${JSON.stringify(names)})`);
+    });
+
+    await step("the request arrives live and is answered with Approve", async () => {
+      await click("nav-inbox");
+      await find("inbox-list");
+      assert.ok(existsSync(HERALD), `the CLI is built at ${HERALD}`);
+      asking = runHerald(
+        ["ask", "--title", TITLE, "--body", BODY, "--action", "approve:Approve", "--action", "reject:Reject", "--deadline", "10m"],
+        { HERALD_URL: relayUrl, HERALD_TOKEN: token },
+      );
+      let exitedEarly = null;
+      asking.done.then((r) => (exitedEarly = r)).catch((e) => (exitedEarly = { error: e }));
+
+      // No reload: the item must appear through the herald://event stream.
+      const item = await driver.wait(
+        async () => {
+          if (exitedEarly) {
+            throw new Error(`herald ask exited before the request showed up: ${JSON.stringify(exitedEarly)}`);
+          }
+          return inboxItem(TITLE);
+        },
+        DELIVERY_TIMEOUT,
+        "the request never appeared in the inbox",
+      );
+      assert.equal(await item.getAttribute("data-status"), "pending", "a new request is pending");
+
+      if (NOTIFICATIONS) {
+        const shown = await notificationFor(TITLE);
+        assert.equal(shown.summary, "ci-agent", "the notification names the sender");
+        assert.deepEqual(buttonsOf(shown), { approve: "Approve", reject: "Reject" }, "it offers the request's actions");
+        assert.ok(!shown.body.includes("build 481"), "it carries the title only, never the body");
+      }
+      await item.click();
+
+      const title = await find("message-title");
+      assert.equal((await title.getText()).trim(), TITLE, "the reading pane shows the request");
+      const body = await (await find("message-body")).getText();
+      assert.ok(body.includes("build 481"), "the Markdown body is rendered");
+      const approve = await find("action-approve");
+      await find("action-reject");
+      await driver.wait(until.elementIsEnabled(approve), UI_TIMEOUT, "Approve stayed disabled");
+      await screenshot("desktop-e2e-before.png");
+
+      await approve.click();
+      const summary = await find("answer-summary");
+      assert.ok((await summary.getText()).includes("Approve"), "the pane shows the answer given");
+      await driver.wait(
+        async () => !(await (await find("action-approve")).isEnabled()),
+        UI_TIMEOUT,
+        "buttons are disabled after answering",
+      );
+      await screenshot("desktop-e2e.png");
+
+      const result = await withDeadline(asking.done, ANSWER_TIMEOUT, "herald ask");
+      assert.equal(result.code, 0, `herald ask exits 0 when answered (stderr: ${result.stderr})`);
+      let answer;
+      try {
+        answer = JSON.parse(result.stdout);
+      } catch (err) {
+        assert.fail(`herald ask printed no JSON: ${err}\n${result.stdout}`);
+      }
+      assert.equal(actionIdOf(answer), "approve", `the CLI got the approve action: ${result.stdout}`);
+    });
+
+    await step("a request is answered from its OS notification", async (skip) => {
+      if (!NOTIFICATIONS) return skip();
+      asking = runHerald(
+        ["ask", "--title", NOTIFY_TITLE, "--action", "rotate:Rotate", "--action", "later:Later"],
+        { HERALD_URL: relayUrl, HERALD_TOKEN: token },
+      );
+      const shown = await notificationFor(NOTIFY_TITLE);
+      assert.deepEqual(buttonsOf(shown), { rotate: "Rotate", later: "Later" }, "the buttons are the request's actions");
+      // What a notification server sends when the person presses "Rotate" (the id typed uint32).
+      const press = (action) =>
+        execFileSync("gdbus", [
+          "emit", "--session", "--object-path", "/org/freedesktop/Notifications",
+          "--signal", "org.freedesktop.Notifications.ActionInvoked", `uint32 ${shown.id}`, `'${action}'`,
+        ]);
+      press("rotate");
+      const result = await withDeadline(asking.done, ANSWER_TIMEOUT, "herald ask (answered from the notification)");
+      assert.equal(result.code, 0, `herald ask exits 0 (stderr: ${result.stderr})`);
+      assert.equal(actionIdOf(JSON.parse(result.stdout)), "rotate", `the CLI got the rotate action: ${result.stdout}`);
+      await driver.wait(
+        async () => {
+          const item = await inboxItem(NOTIFY_TITLE);
+          return item && (await item.getAttribute("data-status")) === "answered";
+        },
+        UI_TIMEOUT,
+        "the inbox shows the request answered, live",
+      );
+
+      // A click on the banner itself opens the request in the window.
+      press("default");
+      await driver.wait(
+        async () => (await textOf(await find("message-title"))) === NOTIFY_TITLE,
+        UI_TIMEOUT,
+        "a click on the notification opens its request",
+      );
+      assert.ok((await textOf(await find("answer-summary"))).includes("Rotate"), "showing the answer given");
+    });
+
+    await step("the saved recovery key checks out in Settings", async () => {
+      await click("nav-settings");
+      const safety = await textOf(await find("settings-safety-code"));
+      assert.match(safety, /^\d{5}( \d{5}){5}$/, "Settings shows the safety code");
+      assert.equal(await textOf(await find("settings-relay-url")), relayUrl, "and the relay");
+      await (await find("recovery-check-input")).sendKeys(recoveryKey);
+      await click("recovery-check-submit");
+      const result = await find("recovery-check-result");
+      assert.equal(await result.getAttribute("data-result"), "ok", `the key opens the account: ${await textOf(result)}`);
+      await click("nav-inbox");
+    });
+
+    await step("after a restart the account, relay and answer are still there", async () => {
+      await driver.quit();
+      driver = undefined;
+      driver = await launchApp();
+      await find("app-shell");
+      assert.equal(
+        readFileSync(join(DATA_DIR, "relay-url"), "utf8").trim(),
+        relayUrl,
+        "the embedded relay came back on the same port",
+      );
+      await driver.wait(
+        async () => (await (await find("sync-state")).getAttribute("data-connected")) === "true",
+        UI_TIMEOUT,
+        "sync reconnected to the embedded relay",
+      );
+      const item = await driver.wait(() => inboxItem(TITLE), UI_TIMEOUT, "the request is cached");
+      assert.equal(await item.getAttribute("data-status"), "answered", "and shows as answered");
+    });
+  } catch (err) {
+    await screenshot("desktop-e2e-failure.png").catch(() => undefined);
+    throw err;
+  } finally {
+    if (asking && asking.child.exitCode === null) asking.child.kill("SIGTERM");
+  }
+});

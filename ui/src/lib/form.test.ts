@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import type { FieldView } from "./bindings/FieldView";
+import { answerRows, initialValues, missingRequired, valuesJson } from "./form";
+
+const fields: FieldView[] = [
+  { id: "reason", label: "Reason", kind: "text", required: true, help: null, options: [], defaultJson: null },
+  {
+    id: "env",
+    label: "Environment",
+    kind: "choice",
+    required: false,
+    help: null,
+    options: [
+      { value: "staging", label: "Staging", description: null },
+      { value: "prod", label: "Production", description: null },
+    ],
+    defaultJson: '"staging"',
+  },
+  { id: "tags", label: "Tags", kind: "multiselect", required: false, help: null, options: [], defaultJson: "[\"a\"]" },
+  { id: "notes", label: "Notes", kind: "textarea", required: false, help: null, options: [], defaultJson: "{bad" },
+];
+
+describe("form values", () => {
+  it("starts from defaults and ignores broken default JSON", () => {
+    expect(initialValues(fields)).toEqual({ reason: "", env: "staging", tags: ["a"], notes: "" });
+  });
+  it("lists required fields still empty", () => {
+    const values = initialValues(fields);
+    expect(missingRequired(fields, values)).toEqual(["Reason"]);
+    values.reason = "  ok ";
+    expect(missingRequired(fields, values)).toEqual([]);
+  });
+  it("leaves out empty optional fields", () => {
+    const values = initialValues(fields);
+    values.reason = "looks good";
+    expect(JSON.parse(valuesJson(fields, values))).toEqual({ reason: "looks good", env: "staging", tags: ["a"] });
+  });
+});
+
+describe("answerRows", () => {
+  it("shows values in field order with option labels", () => {
+    const rows = answerRows(fields, '{"tags":["a","b"],"env":"prod","reason":"ok","extra":1}');
+    expect(rows).toEqual([
+      { label: "Reason", value: "ok" },
+      { label: "Environment", value: "Production" },
+      { label: "Tags", value: "a, b" },
+      { label: "extra", value: "1" },
+    ]);
+  });
+  it("falls back to the raw text", () => {
+    expect(answerRows(fields, "not json")).toEqual([{ label: "Answer", value: "not json" }]);
+  });
+});

@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import type { MessageSummary } from "./bindings/MessageSummary";
+import { InboxState } from "./inbox.svelte";
+
+function summary(id: string, createdAt: string, patch: Partial<MessageSummary> = {}): MessageSummary {
+  return {
+    id,
+    revision: 1 as unknown as bigint,
+    title: `title ${id}`,
+    senderName: "ci-agent",
+    createdAt,
+    expiresAt: null,
+    status: "pending",
+    expectsAnswer: true,
+    unread: true,
+    error: null,
+    ...patch,
+  };
+}
+
+describe("InboxState", () => {
+  it("keeps messages newest first as events arrive", () => {
+    const inbox = new InboxState();
+    inbox.replaceAll([summary("a", "2026-01-01T10:00:00Z")]);
+    inbox.apply({ type: "messageUpserted", message: summary("b", "2026-01-01T11:00:00Z"), isNew: true });
+    inbox.apply({ type: "messageUpserted", message: summary("c", "2026-01-01T09:00:00Z"), isNew: true });
+    expect(inbox.messages.map((m) => m.id)).toEqual(["b", "a", "c"]);
+    expect(inbox.unreadCount).toBe(3);
+  });
+
+  it("replaces a message in place when it changes", () => {
+    const inbox = new InboxState();
+    inbox.replaceAll([summary("a", "2026-01-01T10:00:00Z")]);
+    inbox.apply({
+      type: "messageUpserted",
+      message: summary("a", "2026-01-01T10:00:00Z", { status: "answered" }),
+      isNew: false,
+    });
+    expect(inbox.messages).toHaveLength(1);
+    expect(inbox.messages[0].status).toBe("answered");
+    expect(inbox.lastUpserted?.id).toBe("a");
+  });
+
+  it("tracks the sync state and local reads", () => {
+    const inbox = new InboxState();
+    inbox.apply({ type: "syncState", connected: false, error: "relay unreachable" });
+    expect(inbox.connected).toBe(false);
+    expect(inbox.syncError).toBe("relay unreachable");
+    inbox.apply({ type: "syncState", connected: true, error: null });
+    expect(inbox.connected).toBe(true);
+    inbox.replaceAll([summary("a", "2026-01-01T10:00:00Z")]);
+    inbox.markReadLocally("a");
+    expect(inbox.unreadCount).toBe(0);
+  });
+});
