@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing the Herald desktop app needs on Debian 12 (bookworm):
 # the Tauri/WebKitGTK build packages, the end-to-end test packages (Xvfb, a private D-Bus,
-# WebKitWebDriver, ImageMagick, python3-gi for the test notification server), the npm
+# WebKitWebDriver, ImageMagick, python3-gi for the test notification server, gnome-keyring for
+# the OS-keychain test), the npm
 # dependencies of ui/ and tests/e2e/, and tauri-driver.
 #
 # Idempotent: apt is skipped when every package is already installed, `npm ci` is skipped when
@@ -17,7 +18,7 @@ BUILD_PACKAGES=(
   libayatana-appindicator3-dev librsvg2-dev pkg-config
 )
 TEST_PACKAGES=(
-  xvfb xauth webkit2gtk-driver dbus-x11 imagemagick python3-gi
+  xvfb xauth webkit2gtk-driver dbus-x11 dbus-daemon imagemagick python3-gi gnome-keyring
 )
 TAURI_DRIVER_VERSION="2.1.0"
 

@@ -18,9 +18,15 @@ pub fn relay_url(args: &AgentArgs) -> Result<String> {
     if let Some(url) = &args.relay {
         return Ok(url.clone());
     }
-    if let Some(dir) = dirs::data_dir() {
-        let path = dir.join(DESKTOP_APP_ID).join("relay-url");
-        if let Ok(text) = std::fs::read_to_string(&path) {
+    // The desktop app writes its embedded relay's URL into its data dir: HERALD_DATA_DIR when
+    // the app was started with one, else the platform's app data dir.
+    let app_dirs = std::env::var_os("HERALD_DATA_DIR")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .into_iter()
+        .chain(dirs::data_dir().map(|d| d.join(DESKTOP_APP_ID)));
+    for dir in app_dirs {
+        if let Ok(text) = std::fs::read_to_string(dir.join("relay-url")) {
             let url = text.trim();
             if !url.is_empty() {
                 return Ok(url.to_owned());

@@ -101,6 +101,8 @@ pub enum MessageStatus {
 #[ts(export)]
 pub struct MessageSummary {
     pub id: String,
+    /// Fits a JS number: revisions stay far below 2^53.
+    #[ts(type = "number")]
     pub revision: u64,
     /// Decrypted title, or "Unreadable message" when `error` is set.
     pub title: String,

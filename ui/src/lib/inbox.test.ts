@@ -5,7 +5,7 @@ import { InboxState } from "./inbox.svelte";
 function summary(id: string, createdAt: string, patch: Partial<MessageSummary> = {}): MessageSummary {
   return {
     id,
-    revision: 1 as unknown as bigint,
+    revision: 1,
     title: `title ${id}`,
     senderName: "ci-agent",
     createdAt,

@@ -4,7 +4,11 @@ import type { MessageStatus } from "./MessageStatus";
 /**
  * One row of the inbox list.
  */
-export type MessageSummary = { id: string, revision: bigint, 
+export type MessageSummary = { id: string, 
+/**
+ * Fits a JS number: revisions stay far below 2^53.
+ */
+revision: number, 
 /**
  * Decrypted title, or "Unreadable message" when `error` is set.
  */
