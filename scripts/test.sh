@@ -21,13 +21,12 @@ cargo fmt --all --check
 step "cargo clippy -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
 
-step "Rust tests (all crates)"
-cargo test --workspace
-
-step "OS keychain path (Secret Service on a private session bus with gnome-keyring)"
+step "Rust tests (all crates), on a private session bus with an unlocked gnome-keyring"
+# The session bus and keyring let the OS-keychain test (herald-client/tests/keychain.rs) use a
+# real Secret Service; every other test ignores them.
 keyring_home=$(mktemp -d)
 XDG_DATA_HOME="$keyring_home" HERALD_TEST_KEYCHAIN=1 \
-  dbus-run-session -- scripts/with-keyring.sh cargo test -p herald-client --test keychain
+  dbus-run-session -- scripts/with-keyring.sh cargo test --workspace
 rm -rf "$keyring_home"
 
 step "TypeScript bindings are current"

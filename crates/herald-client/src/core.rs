@@ -159,12 +159,15 @@ impl Core {
             account_keys,
             device_keys,
         };
-        device_state::save(&cfg.data_dir, &self.inner.local.key, &state)?;
+        // The recovery backup goes up before the state is saved: a device that fails here
+        // starts over on the next try, instead of keeping an account whose recovery key was
+        // never backed up or never shown.
         let recovery = RecoveryKey::generate();
         let session = Arc::new(Session::new(state)?);
         session
             .upload_recovery_backup(&recovery.recipient())
             .await?;
+        device_state::save(&cfg.data_dir, &self.inner.local.key, &session.state)?;
         let result = OnboardResult {
             account_id: session.state.account_id.to_string(),
             recovery_key: recovery.display().to_string(),
