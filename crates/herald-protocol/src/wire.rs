@@ -208,6 +208,11 @@ pub struct MessageRecord {
     pub created_at: String,
     pub expires_at: Option<String>,
     pub reply_to: Option<MessageId>,
+    /// The conversation this message belongs to: the id of its first message (a message that
+    /// replies to nothing starts its own thread). Assigned by the relay.
+    pub thread_id: MessageId,
+    /// Position in the thread: 0 for the first message, then 1, 2, … in arrival order.
+    pub thread_sequence: u32,
     /// Encoded size of the envelope in bytes.
     pub size: u64,
     pub envelope: Envelope,
@@ -225,6 +230,15 @@ pub struct MessagePage {
     pub cursor: Revision,
     /// Whether more records remain after this page.
     pub has_more: bool,
+}
+
+/// `GET /messages/:id/thread`: the thread of a message, oldest first (by `threadSequence`),
+/// only the records visible to the caller.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ThreadPage {
+    pub thread_id: MessageId,
+    pub records: Vec<MessageRecord>,
 }
 
 /// `POST /messages/:id/answer` (device only).

@@ -47,6 +47,7 @@ enum Route {
     SendMessage,
     ListMessages,
     GetMessage,
+    Thread,
     Answer,
     Cancel,
     Ws,
@@ -68,6 +69,7 @@ fn expected(route: Route) -> [Expect; 5] {
         Route::SendMessage => [E(U), S(201), S(201), E(U), S(201)],
         Route::ListMessages => [E(U), S(200), S(200), E(U), S(200)],
         Route::GetMessage => [E(U), S(200), S(200), E(U), E(N)],
+        Route::Thread => [E(U), S(200), S(200), E(U), E(N)],
         Route::Answer => [E(U), S(200), E(F), E(U), E(N)],
         Route::Cancel => [E(U), S(200), S(200), E(U), E(N)],
         Route::Ws => [S(401), S(101), S(101), S(401), S(101)],
@@ -209,6 +211,17 @@ impl World {
                 let id = self.fresh_request().await;
                 call(url, Method::GET, &format!("/messages/{id}"), bearer, None).await
             }
+            Route::Thread => {
+                let id = self.fresh_request().await;
+                call(
+                    url,
+                    Method::GET,
+                    &format!("/messages/{id}/thread"),
+                    bearer,
+                    None,
+                )
+                .await
+            }
             Route::Answer => {
                 let id = self.fresh_request().await;
                 let answering = if caller == Caller::OtherAccountDevice {
@@ -263,6 +276,7 @@ async fn every_route_by_every_caller() {
         Route::SendMessage,
         Route::ListMessages,
         Route::GetMessage,
+        Route::Thread,
         Route::Answer,
         Route::Cancel,
         Route::Ws,

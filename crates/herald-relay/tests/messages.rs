@@ -5,6 +5,7 @@ mod common;
 
 use common::*;
 use herald_protocol::envelope::{b64_encode, EnvelopeKind};
+use herald_protocol::wire::ThreadPage;
 use herald_protocol::wire::{MessageRecord, MessageStatus, MAX_ENVELOPE_BYTES};
 use herald_protocol::{ErrorCode, Revision};
 use herald_testkit::fixtures::{self, TestAccount};
@@ -416,7 +417,72 @@ async fn replies_join_the_thread() {
     let mut reply = fixtures::message_request(&account.account_id, conn.principal(), false);
     reply.reply_to = Some(root.id.clone());
     let reply = send(&relay.url, &conn.bearer, &reply).await;
-    assert_eq!(reply.reply_to, Some(root.id), "replyTo is stored");
+    assert_eq!(reply.reply_to, Some(root.id.clone()), "replyTo is stored");
+    assert_eq!(root.thread_id, root.id, "a root starts its own thread");
+    assert_eq!(root.thread_sequence, 0, "the root is first");
+    assert_eq!(
+        reply.thread_id, root.id,
+        "a reply joins its parent's thread"
+    );
+    assert_eq!(reply.thread_sequence, 1, "then 1");
+    // A device replies to the reply: same thread, next sequence.
+    let mut device_reply = fixtures::message_request(&account.account_id, account.device(), false);
+    device_reply.reply_to = Some(reply.id.clone());
+    let device_reply = send(&relay.url, &account.device_token, &device_reply).await;
+    assert_eq!(
+        device_reply.thread_id, root.id,
+        "replies to replies stay in the thread"
+    );
+    assert_eq!(device_reply.thread_sequence, 2, "then 2");
+
+    let thread = |bearer: String, id: herald_protocol::MessageId| {
+        let url = relay.url.clone();
+        async move {
+            call(
+                &url,
+                Method::GET,
+                &format!("/messages/{id}/thread"),
+                Some(&bearer),
+                None,
+            )
+            .await
+        }
+    };
+    let page: ThreadPage = thread(account.device_token.clone(), device_reply.id.clone())
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(page.thread_id, root.id, "thread id");
+    let ids: Vec<_> = page.records.iter().map(|r| r.id.clone()).collect();
+    assert_eq!(
+        ids,
+        [root.id.clone(), reply.id.clone(), device_reply.id.clone()],
+        "oldest first, from any member"
+    );
+    let page: ThreadPage = thread(conn.bearer.clone(), root.id.clone())
+        .await
+        .json()
+        .await
+        .unwrap();
+    let ids: Vec<_> = page.records.iter().map(|r| r.id.clone()).collect();
+    assert_eq!(
+        ids,
+        [root.id.clone(), reply.id.clone()],
+        "a connection sees only its own messages of the thread"
+    );
+    expect_error(
+        thread(conn.bearer.clone(), device_reply.id.clone()).await,
+        ErrorCode::NotFound,
+        "thread of an invisible message",
+    )
+    .await;
+    expect_error(
+        thread(account.device_token.clone(), fixtures::new_message_id()).await,
+        ErrorCode::NotFound,
+        "unknown message",
+    )
+    .await;
 
     // A connection may not reply to a message it cannot see.
     let hidden = send_from_device(&relay.url, &account, false).await;

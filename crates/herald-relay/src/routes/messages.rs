@@ -11,7 +11,7 @@ use axum::Json;
 use chrono::{DateTime, Duration, Utc};
 use herald_protocol::envelope::{b64_decode, Envelope, EnvelopeKind, ENVELOPE_VERSION, SUITE_V1};
 use herald_protocol::wire::{
-    AnswerRequest, MessagePage, MessageRecord, SendMessageRequest, DEFAULT_PAGE_LIMIT,
+    AnswerRequest, MessagePage, MessageRecord, SendMessageRequest, ThreadPage, DEFAULT_PAGE_LIMIT,
     MAX_ENVELOPE_BYTES, MAX_EXPIRES_IN_SECS, MAX_PAGE_LIMIT,
 };
 use herald_protocol::{ErrorCode, MessageId, Revision};
@@ -341,6 +341,25 @@ pub(super) async fn get(
         .await?
         .map(Json)
         .ok_or_else(ApiError::not_found)
+}
+
+/// `GET /messages/:id/thread`: the message's conversation, oldest first.
+pub(super) async fn thread(
+    State(state): State<AppState>,
+    Auth(principal): Auth,
+    Path(id): Path<String>,
+) -> Result<Json<ThreadPage>, ApiError> {
+    let id = message_id(&id)?;
+    let (account, viewer, now) = (principal.account().clone(), principal.viewer(), state.now());
+    let records = state
+        .store(move |s| s.thread(&account, &viewer, &id, now))
+        .await?
+        .ok_or_else(ApiError::not_found)?;
+    let thread_id = records
+        .first()
+        .map(|r| r.thread_id.clone())
+        .ok_or_else(ApiError::not_found)?;
+    Ok(Json(ThreadPage { thread_id, records }))
 }
 
 pub(super) async fn answer(

@@ -40,6 +40,7 @@ pub fn router(state: AppState) -> Router {
         .route("/ws", get(crate::ws::upgrade))
         .route("/messages", get(messages::list))
         .route("/messages/{id}", get(messages::get))
+        .route("/messages/{id}/thread", get(messages::thread))
         .route("/messages/{id}/cancel", post(messages::cancel))
         .layer(DefaultBodyLimit::max(SMALL_BODY_LIMIT));
     let envelopes = Router::new()

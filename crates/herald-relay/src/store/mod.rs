@@ -295,6 +295,15 @@ pub trait Store: Send + Sync + 'static {
         id: &MessageId,
         now: DateTime<Utc>,
     ) -> StoreResult<Option<MessageRecord>>;
+    /// The thread of a message visible to the viewer, oldest first, filtered to what the
+    /// viewer sees; `None` when the message itself is not visible.
+    fn thread(
+        &self,
+        account: &AccountId,
+        viewer: &Viewer,
+        id: &MessageId,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Option<Vec<MessageRecord>>>;
     /// Records with revision > `after`, in revision order, at most `limit`, and whether more
     /// remain.
     fn messages_after(

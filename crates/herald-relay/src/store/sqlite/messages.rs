@@ -45,7 +45,7 @@ CREATE INDEX messages_thread ON messages (thread_id, thread_sequence);
 
 const COLUMNS: &str = "id, revision, kind, status, expects_answer, sender_type, sender_id,
     sender_name, created_at_ms, expires_at_ms, reply_to, size, envelope, answer_envelope,
-    answered_at_ms, answered_by";
+    answered_at_ms, answered_by, thread_id, thread_sequence";
 
 /// Builds the wire record; `now_ms` decides whether a pending request has expired.
 fn record_from_row(row: &Row<'_>, now_ms: i64) -> rusqlite::Result<StoredRow> {
@@ -66,6 +66,8 @@ fn record_from_row(row: &Row<'_>, now_ms: i64) -> rusqlite::Result<StoredRow> {
         answer_envelope: row.get(13)?,
         answered_at_ms: row.get(14)?,
         answered_by: row.get(15)?,
+        thread_id: row.get(16)?,
+        thread_sequence: row.get(17)?,
         now_ms,
     })
 }
@@ -88,6 +90,8 @@ struct StoredRow {
     answer_envelope: Option<String>,
     answered_at_ms: Option<i64>,
     answered_by: Option<String>,
+    thread_id: String,
+    thread_sequence: i64,
     now_ms: i64,
 }
 
@@ -126,6 +130,9 @@ impl StoredRow {
             created_at: format_millis(self.created_at_ms),
             expires_at: self.expires_at_ms.map(format_millis),
             reply_to: self.reply_to.as_deref().map(parse_id).transpose()?,
+            thread_id: parse_id(&self.thread_id)?,
+            thread_sequence: u32::try_from(self.thread_sequence)
+                .map_err(|_| corrupt("thread_sequence"))?,
             size: self.size as u64,
             envelope,
             answer,
@@ -284,11 +291,29 @@ pub(super) fn get(
     let sql = format!("SELECT {COLUMNS}, account_id FROM messages WHERE id = ?1");
     let row = conn
         .query_row(&sql, [id.as_str()], |r| {
-            Ok((record_from_row(r, now_ms)?, r.get::<_, String>(16)?))
+            Ok((record_from_row(r, now_ms)?, r.get::<_, String>(18)?))
         })
         .optional()?;
     row.map(|(stored, account)| Ok((parse_id(&account)?, stored.into_record()?)))
         .transpose()
+}
+
+/// Every message of a thread, oldest first.
+pub(super) fn thread(
+    conn: &Connection,
+    account: &AccountId,
+    thread_id: &MessageId,
+    now_ms: i64,
+) -> StoreResult<Vec<MessageRecord>> {
+    let sql = format!(
+        "SELECT {COLUMNS} FROM messages WHERE account_id = ?1 AND thread_id = ?2
+         ORDER BY thread_sequence"
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map(params![account.as_str(), thread_id.as_str()], |r| {
+        record_from_row(r, now_ms)
+    })?;
+    rows.map(|r| r?.into_record()).collect()
 }
 
 pub(super) fn page(

@@ -312,6 +312,23 @@ impl Store for SqliteStore {
         })
     }
 
+    fn thread(
+        &self,
+        account: &AccountId,
+        viewer: &Viewer,
+        id: &MessageId,
+        now: DateTime<Utc>,
+    ) -> StoreResult<Option<Vec<MessageRecord>>> {
+        let now_ms = now.timestamp_millis();
+        self.read(|c| match messages::get(c, id, now_ms)? {
+            Some((owner, record)) if &owner == account && viewer.sees(&record) => {
+                let all = messages::thread(c, account, &record.thread_id, now_ms)?;
+                Ok(Some(all.into_iter().filter(|r| viewer.sees(r)).collect()))
+            }
+            _ => Ok(None),
+        })
+    }
+
     fn messages_after(
         &self,
         account: &AccountId,
