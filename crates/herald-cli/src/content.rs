@@ -26,8 +26,7 @@ pub fn base(args: &ContentArgs) -> Result<MessageContent> {
     Ok(MessageContent {
         title: args.title.clone(),
         body,
-        fields: vec![],
-        actions: vec![],
+        ..Default::default()
     })
 }
 
@@ -70,6 +69,7 @@ pub fn field(spec: &str) -> Result<Field> {
             value: o.to_owned(),
             label: o.to_owned(),
             description: None,
+            preview: None,
         })
         .collect();
     let kind = match kind.trim() {
@@ -95,6 +95,7 @@ pub fn field(spec: &str) -> Result<Field> {
         help: None,
         default: None,
         nullable: false,
+        ..Default::default()
     })
 }
 

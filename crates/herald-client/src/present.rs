@@ -2,7 +2,7 @@
 //! renders the Markdown body to sanitized HTML (herald-render).
 
 use herald_crypto::LocalKey;
-use herald_protocol::content::{AnswerContent, FieldKind as WireFieldKind};
+use herald_protocol::content::{AnswerContent, Field, FieldKind as WireFieldKind};
 use herald_protocol::wire::MessageStatus as WireStatus;
 
 use crate::cache::CachedMessage;
@@ -100,36 +100,49 @@ pub fn message_view(key: &LocalKey, m: &CachedMessage) -> Result<MessageView> {
                 label: a.label.clone(),
             })
             .collect(),
-        fields: content
-            .fields
-            .iter()
-            .map(|f| {
-                let (kind, options) = match &f.kind {
-                    WireFieldKind::Text => (FieldKind::Text, vec![]),
-                    WireFieldKind::Textarea => (FieldKind::Textarea, vec![]),
-                    WireFieldKind::Choice { options, .. } => (FieldKind::Choice, options.clone()),
-                    WireFieldKind::Multiselect { options, .. } => {
-                        (FieldKind::Multiselect, options.clone())
-                    }
-                };
-                FieldView {
-                    id: f.id.clone(),
-                    label: f.label.clone(),
-                    kind,
-                    required: f.required,
-                    help: f.help.clone(),
-                    options: options
-                        .into_iter()
-                        .map(|o| OptionView {
-                            value: o.value,
-                            label: o.label,
-                            description: o.description,
-                        })
-                        .collect(),
-                    default_json: f.default.as_ref().map(|d| d.to_string()),
-                }
-            })
-            .collect(),
+        fields: content.effective_fields().iter().map(field_view).collect(),
         answer,
     })
+}
+
+/// The UI's view of one field of the effective form (fields, questions or schema).
+fn field_view(f: &Field) -> FieldView {
+    let kind = match &f.kind {
+        WireFieldKind::Text => FieldKind::Text,
+        WireFieldKind::Textarea => FieldKind::Textarea,
+        WireFieldKind::Choice { .. } => FieldKind::Choice,
+        WireFieldKind::Multiselect { .. } => FieldKind::Multiselect,
+        WireFieldKind::Number => FieldKind::Number,
+        WireFieldKind::Integer => FieldKind::Integer,
+        WireFieldKind::Boolean => FieldKind::Boolean,
+        WireFieldKind::Date => FieldKind::Date,
+        WireFieldKind::DateTime => FieldKind::DateTime,
+        WireFieldKind::Secret => FieldKind::Secret,
+        WireFieldKind::File { secret: false } => FieldKind::File,
+        WireFieldKind::File { secret: true } | WireFieldKind::SecretFile => FieldKind::SecretFile,
+    };
+    let (options, other) = f.kind.options().unwrap_or_default();
+    FieldView {
+        id: f.id.clone(),
+        label: f.label.clone(),
+        kind,
+        required: f.required,
+        help: f.help.clone(),
+        options: options
+            .iter()
+            .map(|o| OptionView {
+                value: o.value.clone(),
+                label: o.label.clone(),
+                description: o.description.clone(),
+                preview: o.preview.clone(),
+            })
+            .collect(),
+        default_json: f.default.as_ref().map(|d| d.to_string()),
+        header: f.header.clone(),
+        other,
+        minimum: f.bounds.minimum.as_ref().and_then(|n| n.as_f64()),
+        maximum: f.bounds.maximum.as_ref().and_then(|n| n.as_f64()),
+        min_length: f.bounds.min_length,
+        max_length: f.bounds.max_length,
+    }
 }

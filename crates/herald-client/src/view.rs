@@ -126,6 +126,8 @@ pub struct OptionView {
     pub value: String,
     pub label: String,
     pub description: Option<String>,
+    /// Markdown source shown while the option is selected (not yet rendered).
+    pub preview: Option<String>,
 }
 
 /// Field types the UI can render.
@@ -137,10 +139,22 @@ pub enum FieldKind {
     Textarea,
     Choice,
     Multiselect,
+    Number,
+    Integer,
+    Boolean,
+    /// `YYYY-MM-DD`.
+    Date,
+    /// RFC 3339.
+    DateTime,
+    Secret,
+    /// Answered with `{"attachmentId": ...}`.
+    File,
+    /// A file only the asking connection can download; answered like `File`.
+    SecretFile,
 }
 
 /// One form field.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
 pub struct FieldView {
@@ -152,6 +166,16 @@ pub struct FieldView {
     pub options: Vec<OptionView>,
     /// Default value as JSON text, if any.
     pub default_json: Option<String>,
+    /// Short name of the field in the card's pager.
+    pub header: Option<String>,
+    /// Choice and multiselect: an "Other" choice answered with free text.
+    pub other: bool,
+    /// Number and integer: inclusive bounds.
+    pub minimum: Option<f64>,
+    pub maximum: Option<f64>,
+    /// Text, textarea and secret: inclusive length bounds, in characters.
+    pub min_length: Option<u32>,
+    pub max_length: Option<u32>,
 }
 
 /// One-tap answer button.
@@ -175,7 +199,7 @@ pub struct AnswerView {
 }
 
 /// A message opened in the reading pane.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
 pub struct MessageView {

@@ -37,8 +37,7 @@ fn note(title: &str) -> MessageContent {
     MessageContent {
         title: title.into(),
         body: String::new(),
-        fields: vec![],
-        actions: vec![],
+        ..Default::default()
     }
 }
 

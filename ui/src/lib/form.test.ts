@@ -2,8 +2,11 @@ import { describe, expect, it } from "vitest";
 import type { FieldView } from "./bindings/FieldView";
 import { answerRows, initialValues, missingRequired, valuesJson } from "./form";
 
+// Settings these tests do not exercise.
+const unset = { header: null, other: false, minimum: null, maximum: null, minLength: null, maxLength: null };
+
 const fields: FieldView[] = [
-  { id: "reason", label: "Reason", kind: "text", required: true, help: null, options: [], defaultJson: null },
+  { id: "reason", label: "Reason", kind: "text", required: true, help: null, options: [], defaultJson: null, ...unset },
   {
     id: "env",
     label: "Environment",
@@ -11,13 +14,14 @@ const fields: FieldView[] = [
     required: false,
     help: null,
     options: [
-      { value: "staging", label: "Staging", description: null },
-      { value: "prod", label: "Production", description: null },
+      { value: "staging", label: "Staging", description: null, preview: null },
+      { value: "prod", label: "Production", description: null, preview: null },
     ],
     defaultJson: '"staging"',
+    ...unset,
   },
-  { id: "tags", label: "Tags", kind: "multiselect", required: false, help: null, options: [], defaultJson: "[\"a\"]" },
-  { id: "notes", label: "Notes", kind: "textarea", required: false, help: null, options: [], defaultJson: "{bad" },
+  { id: "tags", label: "Tags", kind: "multiselect", required: false, help: null, options: [], defaultJson: "[\"a\"]", ...unset },
+  { id: "notes", label: "Notes", kind: "textarea", required: false, help: null, options: [], defaultJson: "{bad", ...unset },
 ];
 
 describe("form values", () => {

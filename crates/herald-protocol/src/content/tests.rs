@@ -70,6 +70,7 @@ fn field_count_limit() {
         help: None,
         default: None,
         nullable: false,
+        ..Default::default()
     };
     let mut c = approve_reject();
     c.actions.clear();

@@ -3,4 +3,4 @@
 /**
  * Field types the UI can render.
  */
-export type FieldKind = "text" | "textarea" | "choice" | "multiselect";
+export type FieldKind = "text" | "textarea" | "choice" | "multiselect" | "number" | "integer" | "boolean" | "date" | "dateTime" | "secret" | "file" | "secretFile";

@@ -9,4 +9,20 @@ export type FieldView = { id: string, label: string, kind: FieldKind, required: 
 /**
  * Default value as JSON text, if any.
  */
-defaultJson: string | null, };
+defaultJson: string | null, 
+/**
+ * Short name of the field in the card's pager.
+ */
+header: string | null, 
+/**
+ * Choice and multiselect: an "Other" choice answered with free text.
+ */
+other: boolean, 
+/**
+ * Number and integer: inclusive bounds.
+ */
+minimum: number | null, maximum: number | null, 
+/**
+ * Text, textarea and secret: inclusive length bounds, in characters.
+ */
+minLength: number | null, maxLength: number | null, };

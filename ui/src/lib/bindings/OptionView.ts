@@ -3,4 +3,8 @@
 /**
  * One option of a choice field.
  */
-export type OptionView = { value: string, label: string, description: string | null, };
+export type OptionView = { value: string, label: string, description: string | null, 
+/**
+ * Markdown source shown while the option is selected (not yet rendered).
+ */
+preview: string | null, };
