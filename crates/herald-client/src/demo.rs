@@ -34,6 +34,38 @@ pub fn demo_messages() -> Vec<MessageContent> {
             ]
         }),
         json!({
+            "title": "Gallery: every block and field type",
+            "body": "A tour of what an agent can send. Answer it to see the form at work.",
+            "blocks": [
+                {"type": "code", "language": "python", "title": "rollout.py",
+                 "text": "def rollout(percent: int) -> None:\n    # staged: 5% → 50% → 100%\n    canary(percent, region=\"eu-west-1\")\n"},
+                {"type": "diff", "title": "config.toml",
+                 "text": "--- a/config.toml\n+++ b/config.toml\n@@ -1,3 +1,3 @@\n [deploy]\n-replicas = 2\n+replicas = 3\n region = \"eu-west-1\"\n"},
+                {"type": "json", "title": "Health check",
+                 "text": "{\"status\":\"ok\",\"latencyMs\":{\"p50\":12,\"p99\":48},\"regions\":[\"eu-west-1\",\"us-east-1\"]}"},
+                {"type": "table", "columns": ["Service", "Version", "Status"],
+                 "rows": [["api", "1.2.0", "healthy"], ["worker", "1.1.9", "degraded"]]},
+                {"type": "image", "attachmentId": "att_architecture_diagram", "alt": "Architecture diagram"}
+            ],
+            "fields": [
+                {"id": "summary", "label": "One-line summary", "type": "text", "required": true},
+                {"id": "notes", "label": "Notes", "type": "textarea", "help": "Markdown is fine."},
+                {"id": "budget", "label": "Budget (EUR)", "type": "number", "minimum": 0, "maximum": 10000},
+                {"id": "replicas", "label": "Replicas", "type": "integer", "minimum": 1, "maximum": 10, "default": 3},
+                {"id": "notify", "label": "Notify the team", "type": "boolean", "default": true},
+                {"id": "day", "label": "Release day", "type": "date"},
+                {"id": "window", "label": "Maintenance window starts", "type": "date-time"},
+                {"id": "strategy", "label": "Strategy", "type": "choice", "header": "Strategy", "other": true,
+                 "options": [
+                     {"value": "canary", "label": "Canary", "description": "Small slice first.",
+                      "preview": "```text\n5% → 50% → 100%\n```"},
+                     {"value": "blue-green", "label": "Blue-green", "description": "Switch all at once."}
+                 ]},
+                {"id": "regions", "label": "Regions", "type": "multiselect",
+                 "options": [{"value": "eu", "label": "Europe"}, {"value": "us", "label": "Americas"}, {"value": "ap", "label": "Asia-Pacific"}]}
+            ]
+        }),
+        json!({
             "title": "Deploy v1.2 to production?",
             "body": "The release branch passed CI and staging has been healthy for 24 h.\n\n```python\ndef rollout(percent):\n    return canary(percent, region=\"eu-west-1\")\n```\n\nRoll-out is staged: 5% → 50% → 100%.",
             "actions": [

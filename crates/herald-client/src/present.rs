@@ -2,7 +2,9 @@
 //! renders the Markdown body to sanitized HTML (herald-render).
 
 use herald_crypto::LocalKey;
-use herald_protocol::content::{AnswerContent, Field, FieldKind as WireFieldKind};
+use herald_protocol::content::{
+    AnswerContent, Block, Field, FieldKind as WireFieldKind, TextBlock,
+};
 use herald_protocol::wire::MessageStatus as WireStatus;
 
 use crate::cache::CachedMessage;
@@ -77,6 +79,8 @@ pub fn message_view(key: &LocalKey, m: &CachedMessage) -> Result<MessageView> {
             body_markdown: String::new(),
             actions: vec![],
             fields: vec![],
+            blocks: vec![],
+            requires_review: false,
             answer: None,
         });
     };
@@ -101,8 +105,48 @@ pub fn message_view(key: &LocalKey, m: &CachedMessage) -> Result<MessageView> {
             })
             .collect(),
         fields: content.effective_fields().iter().map(field_view).collect(),
+        blocks: content.blocks.iter().map(block_view).collect(),
+        requires_review: content.requires_review(),
         answer,
     })
+}
+
+/// Renders one block with herald-render.
+fn block_view(b: &Block) -> BlockView {
+    let text_block = |kind, t: &TextBlock, html: String| BlockView {
+        kind,
+        title: t.title.clone(),
+        language: Some(t.language().to_owned()),
+        html,
+        requires_review: t.requires_review,
+    };
+    match b {
+        Block::Code(t) => text_block(
+            BlockKind::Code,
+            t,
+            herald_render::code_to_html(&t.text, Some(t.language())),
+        ),
+        Block::Diff(t) => text_block(BlockKind::Diff, t, herald_render::diff_to_html(&t.text)),
+        Block::Json(t) => text_block(BlockKind::Json, t, herald_render::json_to_html(&t.text)),
+        Block::Table(t) => BlockView {
+            kind: BlockKind::Table,
+            title: None,
+            language: None,
+            html: herald_render::table_to_html(&t.columns, &t.rows),
+            requires_review: t.requires_review,
+        },
+        Block::Image(i) => BlockView {
+            kind: BlockKind::Image,
+            title: None,
+            language: None,
+            // Attachments arrive with encrypted files; until then, say what is missing.
+            html: herald_render::markdown_to_html(&format!(
+                "![{}](attachment)",
+                i.alt.replace(['[', ']'], "")
+            )),
+            requires_review: i.requires_review,
+        },
+    }
 }
 
 /// The UI's view of one field of the effective form (fields, questions or schema).

@@ -210,7 +210,41 @@ pub struct MessageView {
     pub body_markdown: String,
     pub actions: Vec<ActionView>,
     pub fields: Vec<FieldView>,
+    /// Structured content shown above the form, in order (≤ 10).
+    pub blocks: Vec<BlockView>,
+    /// Whether the person must open the full view before answering (the message or any block
+    /// asks for review).
+    pub requires_review: bool,
     pub answer: Option<AnswerView>,
+}
+
+/// What a block is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub enum BlockKind {
+    Code,
+    Diff,
+    Json,
+    Table,
+    Image,
+}
+
+/// One block, rendered by the backend to sanitized HTML (syntect classes for code and JSON,
+/// `diff-*` rows for diffs, `data-table` for tables, a placeholder for images until files
+/// arrive).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct BlockView {
+    pub kind: BlockKind,
+    /// Optional caption (code, diff, json).
+    pub title: Option<String>,
+    /// Language of a code block: text, sql, javascript, typescript, python or json.
+    pub language: Option<String>,
+    /// Safe to insert as innerHTML.
+    pub html: String,
+    pub requires_review: bool,
 }
 
 /// What the person submits: either an action id (its values are taken from the action) or

@@ -347,3 +347,86 @@ async fn a_corrupt_cache_is_rebuilt_from_the_relay_and_keys_are_untouched() {
     assert_eq!(titles, ["One", "Two"], "everything back from the relay");
     env.relay.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_gallery_renders_every_block_and_field_type() {
+    let env = env().await;
+    let core = open(env.device_dir.path());
+    core.create_account(&env.relay.url()).await.unwrap();
+    let connection = core.create_connection("gallery-bot").await.unwrap();
+    let agent = AgentClient::new(
+        &connection.relay_url,
+        ConnectionToken::parse(&connection.token).unwrap(),
+    )
+    .unwrap();
+    let gallery = herald_client::demo::demo_messages()
+        .into_iter()
+        .find(|m| m.title.starts_with("Gallery"))
+        .expect("the demo has a gallery");
+    let sent = agent
+        .send(&gallery, SendOptions::default())
+        .await
+        .expect("gallery is valid and sealed");
+    core.sync_once().await.unwrap();
+    let view = core.message(sent.id.as_str()).await.unwrap();
+    assert!(
+        view.summary.error.is_none(),
+        "the gallery opens cleanly: {:?}",
+        view.summary.error
+    );
+    use herald_client::view::{BlockKind, FieldKind};
+    let kinds: Vec<_> = view.blocks.iter().map(|b| b.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            BlockKind::Code,
+            BlockKind::Diff,
+            BlockKind::Json,
+            BlockKind::Table,
+            BlockKind::Image
+        ],
+        "every block, in order"
+    );
+    assert!(
+        view.blocks[0].html.contains("hl-"),
+        "code is highlighted: {}",
+        view.blocks[0].html
+    );
+    assert!(
+        view.blocks[1].html.contains("diff-added") && view.blocks[1].html.contains("diff-removed"),
+        "diff rows classed"
+    );
+    assert!(view.blocks[2].html.contains('\n'), "json pretty-printed");
+    assert!(
+        view.blocks[3].html.contains("data-table") && view.blocks[3].html.contains("degraded"),
+        "table rendered"
+    );
+    assert!(
+        !view.blocks[4].html.contains("<img"),
+        "no remote or missing image is loaded"
+    );
+    let field_kinds: Vec<_> = view.fields.iter().map(|f| f.kind).collect();
+    for kind in [
+        FieldKind::Text,
+        FieldKind::Textarea,
+        FieldKind::Number,
+        FieldKind::Integer,
+        FieldKind::Boolean,
+        FieldKind::Date,
+        FieldKind::DateTime,
+        FieldKind::Choice,
+        FieldKind::Multiselect,
+    ] {
+        assert!(field_kinds.contains(&kind), "{kind:?} is in the gallery");
+    }
+    let answer = herald_client::view::AnswerInput {
+        action_id: None,
+        values_json: Some(r#"{"summary":"ship","budget":12.5,"replicas":3,"notify":true,"day":"2026-12-01","window":"2026-12-01T22:00:00Z","strategy":"slow and steady","regions":["eu","us"]}"#.into()),
+    };
+    let answered = core
+        .answer(sent.id.as_str(), answer)
+        .await
+        .expect("typed values validate and seal");
+    assert_eq!(answered.summary.status, MessageStatus::Answered, "answered");
+    env.relay.shutdown().await;
+}

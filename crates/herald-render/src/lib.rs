@@ -36,6 +36,7 @@ mod code;
 mod diff;
 mod markdown;
 mod sanitize;
+mod table;
 
 pub use code::{
     code_to_html, highlight_css, DARK_THEME, LIGHT_THEME, MAX_HIGHLIGHT_BYTES,
@@ -43,3 +44,4 @@ pub use code::{
 };
 pub use diff::diff_to_html;
 pub use markdown::{markdown_to_html, MAX_NESTING};
+pub use table::{json_to_html, table_to_html};

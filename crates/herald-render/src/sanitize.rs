@@ -97,6 +97,7 @@ const FIXED_CLASSES: &[&str] = &[
     "diff-meta",
     "diff-ln",
     "diff-text",
+    "data-table",
 ];
 
 /// Prefix of syntect's scope classes (`hl-source`, `hl-python`, `hl-comment`, ...).
