@@ -178,7 +178,7 @@ fn field_view(f: &Field) -> FieldView {
                 value: o.value.clone(),
                 label: o.label.clone(),
                 description: o.description.clone(),
-                preview: o.preview.clone(),
+                preview_html: o.preview.as_deref().map(herald_render::markdown_to_html),
             })
             .collect(),
         default_json: f.default.as_ref().map(|d| d.to_string()),

@@ -126,8 +126,9 @@ pub struct OptionView {
     pub value: String,
     pub label: String,
     pub description: Option<String>,
-    /// Markdown source shown while the option is selected (not yet rendered).
-    pub preview: Option<String>,
+    /// The option's Markdown preview, rendered to sanitized HTML (safe as innerHTML); shown
+    /// while the option is selected.
+    pub preview_html: Option<String>,
 }
 
 /// Field types the UI can render.

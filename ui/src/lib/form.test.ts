@@ -14,8 +14,8 @@ const fields: FieldView[] = [
     required: false,
     help: null,
     options: [
-      { value: "staging", label: "Staging", description: null, preview: null },
-      { value: "prod", label: "Production", description: null, preview: null },
+      { value: "staging", label: "Staging", description: null, previewHtml: null },
+      { value: "prod", label: "Production", description: null, previewHtml: null },
     ],
     defaultJson: '"staging"',
     ...unset,

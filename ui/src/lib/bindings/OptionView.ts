@@ -5,6 +5,7 @@
  */
 export type OptionView = { value: string, label: string, description: string | null, 
 /**
- * Markdown source shown while the option is selected (not yet rendered).
+ * The option's Markdown preview, rendered to sanitized HTML (safe as innerHTML); shown
+ * while the option is selected.
  */
-preview: string | null, };
+previewHtml: string | null, };
