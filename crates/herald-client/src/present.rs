@@ -79,6 +79,7 @@ pub fn message_view(key: &LocalKey, m: &CachedMessage) -> Result<MessageView> {
             body_markdown: String::new(),
             actions: vec![],
             fields: vec![],
+            form_source: FormSource::None,
             blocks: vec![],
             requires_review: false,
             answer: None,
@@ -105,6 +106,15 @@ pub fn message_view(key: &LocalKey, m: &CachedMessage) -> Result<MessageView> {
             })
             .collect(),
         fields: content.effective_fields().iter().map(field_view).collect(),
+        form_source: if !content.fields.is_empty() {
+            FormSource::Fields
+        } else if !content.questions.is_empty() {
+            FormSource::Questions
+        } else if content.schema.is_some() {
+            FormSource::Schema
+        } else {
+            FormSource::None
+        },
         blocks: content.blocks.iter().map(block_view).collect(),
         requires_review: content.requires_review(),
         answer,

@@ -211,12 +211,29 @@ pub struct MessageView {
     pub body_markdown: String,
     pub actions: Vec<ActionView>,
     pub fields: Vec<FieldView>,
+    /// Where `fields` came from: the desktop shows `questions` one per card with a pager of
+    /// headers, and the others as one form.
+    pub form_source: FormSource,
     /// Structured content shown above the form, in order (≤ 10).
     pub blocks: Vec<BlockView>,
     /// Whether the person must open the full view before answering (the message or any block
     /// asks for review).
     pub requires_review: bool,
     pub answer: Option<AnswerView>,
+}
+
+/// How the sender wrote the form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub enum FormSource {
+    /// No form (a message, or actions only).
+    None,
+    Fields,
+    /// AskUserQuestion-style `questions`; each field is one question (q1…qN).
+    Questions,
+    /// A flat JSON Schema.
+    Schema,
 }
 
 /// What a block is.

@@ -3,6 +3,7 @@ import type { ActionView } from "./ActionView";
 import type { AnswerView } from "./AnswerView";
 import type { BlockView } from "./BlockView";
 import type { FieldView } from "./FieldView";
+import type { FormSource } from "./FormSource";
 import type { MessageSummary } from "./MessageSummary";
 
 /**
@@ -17,6 +18,11 @@ bodyHtml: string,
  * The Markdown source of the body (for terminals and "copy as Markdown").
  */
 bodyMarkdown: string, actions: Array<ActionView>, fields: Array<FieldView>, 
+/**
+ * Where `fields` came from: the desktop shows `questions` one per card with a pager of
+ * headers, and the others as one form.
+ */
+formSource: FormSource, 
 /**
  * Structured content shown above the form, in order (≤ 10).
  */
