@@ -24,6 +24,8 @@ pub enum Command {
     Ask(AskArgs),
     /// Resume waiting for a request's answer.
     Wait(WaitArgs),
+    /// Cancel a pending request this connection sent.
+    Cancel(CancelArgs),
     /// This machine as a headless device of the account.
     Device(DeviceArgs),
     /// Show this device's account, relay and safety code.
@@ -48,9 +50,21 @@ pub struct AgentArgs {
 
 #[derive(Args, Clone)]
 pub struct ContentArgs {
-    /// Title (1–180 characters).
+    /// Title (1–180 characters). Required unless `--json` gives one.
     #[arg(long)]
-    pub title: String,
+    pub title: Option<String>,
+    /// The whole content as JSON (`-` for stdin): title, body, fields, questions, schema,
+    /// actions, blocks, requiresReview. Other flags add to it or override it.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// A block above the form: `KIND:FILE[:LANGUAGE]`, KIND one of code, diff, json (the file
+    /// holds the text) or table (the file holds `{"columns": [...], "rows": [[...]]}`).
+    /// LANGUAGE (code only): text, sql, javascript, typescript, python, json. Repeatable (≤ 10).
+    #[arg(long = "block", value_name = "KIND:FILE[:LANGUAGE]")]
+    pub blocks: Vec<String>,
+    /// Ask the person to open the full message before answering.
+    #[arg(long)]
+    pub requires_review: bool,
     /// Markdown body (≤ 50,000 characters).
     #[arg(long, conflicts_with = "body_file")]
     pub body: Option<String>,
@@ -82,11 +96,20 @@ pub struct AskArgs {
     /// A one-tap answer: `ID:LABEL`, e.g. `approve:Approve`. Repeatable (1–8).
     #[arg(long = "action", value_name = "ID:LABEL")]
     pub actions: Vec<String>,
-    /// A form field: `ID:TYPE[:LABEL[:OPTIONS]]`, TYPE one of text, textarea, choice,
-    /// multiselect; OPTIONS comma-separated for choices. Append `!` to ID for required
-    /// (e.g. `env!:choice:Environment:prod,staging`). Repeatable (≤ 30).
+    /// A form field: `ID:TYPE[:LABEL[:OPTIONS]]`, TYPE one of text, textarea, number,
+    /// integer, boolean, date, date-time, choice, multiselect (append `+other` to a choice
+    /// type to allow a free-text Other); OPTIONS comma-separated for choices. Append `!` to
+    /// ID for required (e.g. `env!:choice:Environment:prod,staging`). Repeatable (≤ 30).
     #[arg(long = "field", value_name = "SPEC")]
     pub fields: Vec<String>,
+    /// A multiple-choice question: `HEADER|QUESTION|OPTION,OPTION[|multi]`. Each becomes a
+    /// required choice with Other; the answer's `questionAnswers` maps question → choice.
+    /// Repeatable; not combined with `--field` or `--schema`.
+    #[arg(long = "question", value_name = "SPEC")]
+    pub questions: Vec<String>,
+    /// A flat JSON Schema object as the form (see docs/content.md).
+    #[arg(long, value_name = "FILE")]
+    pub schema: Option<PathBuf>,
     /// The request expires after this long (relay clock): e.g. `90s`, `10m`, `2h` (≤ 24h).
     #[arg(long)]
     pub deadline: Option<String>,
@@ -104,6 +127,14 @@ pub struct WaitArgs {
     /// Stop waiting after this long.
     #[arg(long)]
     pub timeout: Option<String>,
+}
+
+#[derive(Args)]
+pub struct CancelArgs {
+    #[command(flatten)]
+    pub agent: AgentArgs,
+    /// The request's id (`msg_…`).
+    pub id: String,
 }
 
 #[derive(Args, Clone)]

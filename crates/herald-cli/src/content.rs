@@ -1,33 +1,54 @@
-//! Builds message content from command-line flags.
+//! Builds message content from command-line flags (docs/cli.md). Everything is validated by
+//! herald-protocol before sealing; the parsers here only turn flags into the content model and
+//! name the flag when its shape is wrong.
 
 use std::io::Read;
+use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use herald_protocol::content::{Action, ChoiceOption, Field, FieldKind, MessageContent};
+use herald_protocol::content::{
+    Action, Block, ChoiceOption, Field, FieldKind, FormSchema, MessageContent, Question,
+    QuestionOption, TableBlock, TextBlock,
+};
 
 use crate::args::ContentArgs;
 
-/// Title and body (from `--body`, `--body-file PATH` or `--body-file -` for stdin).
+fn read_text(path: &Path) -> Result<String> {
+    if path.as_os_str() == "-" {
+        let mut s = String::new();
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .context("reading stdin")?;
+        return Ok(s);
+    }
+    std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
+}
+
+/// The content the shared flags describe: `--json` first, then title, body, blocks and
+/// `--requires-review` on top.
 pub fn base(args: &ContentArgs) -> Result<MessageContent> {
-    let body = match (&args.body, &args.body_file) {
-        (Some(b), _) => b.clone(),
-        (None, Some(p)) if p.as_os_str() == "-" => {
-            let mut s = String::new();
-            std::io::stdin()
-                .read_to_string(&mut s)
-                .context("reading the body from stdin")?;
-            s
-        }
-        (None, Some(p)) => {
-            std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?
-        }
-        (None, None) => String::new(),
+    let mut content = match &args.json {
+        Some(path) => serde_json::from_str(&read_text(path)?)
+            .with_context(|| format!("--json {}: not Herald message content", path.display()))?,
+        None => MessageContent::default(),
     };
-    Ok(MessageContent {
-        title: args.title.clone(),
-        body,
-        ..Default::default()
-    })
+    match (&args.title, &args.json) {
+        (Some(t), _) => content.title = t.clone(),
+        (None, Some(_)) => {}
+        (None, None) => bail!("--title is required (or give the whole content with --json FILE)"),
+    }
+    match (&args.body, &args.body_file) {
+        (Some(b), _) => content.body = b.clone(),
+        (None, Some(p)) => content.body = read_text(p)?,
+        (None, None) => {}
+    }
+    for spec in &args.blocks {
+        content.blocks.push(block(spec)?);
+    }
+    if args.requires_review {
+        content.requires_review = true;
+    }
+    Ok(content)
 }
 
 /// `ID:LABEL` → an action whose answer is `{}`.
@@ -42,7 +63,7 @@ pub fn action(spec: &str) -> Result<Action> {
     })
 }
 
-/// `ID[!]:TYPE[:LABEL[:OPT1,OPT2]]` → a field.
+/// `ID[!]:TYPE[+other][:LABEL[:OPT1,OPT2]]` → a field.
 pub fn field(spec: &str) -> Result<Field> {
     let mut parts = spec.splitn(4, ':');
     let raw_id = parts.next().unwrap_or_default().trim();
@@ -72,30 +93,102 @@ pub fn field(spec: &str) -> Result<Field> {
             preview: None,
         })
         .collect();
-    let kind = match kind.trim() {
+    let (kind, other) = match kind.trim().strip_suffix("+other") {
+        Some(k) => (k, true),
+        None => (kind.trim(), false),
+    };
+    let kind = match kind {
         "text" => FieldKind::Text,
         "textarea" => FieldKind::Textarea,
-        "choice" => FieldKind::Choice {
-            options,
-            other: false,
-        },
-        "multiselect" => FieldKind::Multiselect {
-            options,
-            other: false,
-        },
-        other => {
-            bail!("--field {spec:?}: unknown type {other:?} (text, textarea, choice, multiselect)")
-        }
+        "number" => FieldKind::Number,
+        "integer" => FieldKind::Integer,
+        "boolean" => FieldKind::Boolean,
+        "date" => FieldKind::Date,
+        "date-time" => FieldKind::DateTime,
+        "choice" => FieldKind::Choice { options, other },
+        "multiselect" => FieldKind::Multiselect { options, other },
+        "secret" | "file" | "secret-file" => bail!(
+            "--field {spec:?}: {kind} fields need encrypted files and secret delivery, which this version of herald does not have yet"
+        ),
+        other => bail!(
+            "--field {spec:?}: unknown type {other:?} (text, textarea, number, integer, boolean, date, date-time, choice, multiselect)"
+        ),
     };
+    if other
+        && !matches!(
+            kind,
+            FieldKind::Choice { .. } | FieldKind::Multiselect { .. }
+        )
+    {
+        bail!("--field {spec:?}: +other applies to choice and multiselect only");
+    }
     Ok(Field {
         id: id.to_owned(),
         label,
         kind,
         required,
-        help: None,
-        default: None,
-        nullable: false,
         ..Default::default()
+    })
+}
+
+/// `HEADER|QUESTION|OPT1,OPT2[|multi]` → a question.
+pub fn question(spec: &str) -> Result<Question> {
+    let parts: Vec<&str> = spec.split('|').map(str::trim).collect();
+    let (header, text, options, multi) = match parts.as_slice() {
+        [h, q, o] => (*h, *q, *o, false),
+        [h, q, o, "multi"] => (*h, *q, *o, true),
+        _ => bail!("--question {spec:?}: expected HEADER|QUESTION|OPTION,OPTION[|multi]"),
+    };
+    Ok(Question {
+        question: text.to_owned(),
+        header: (!header.is_empty()).then(|| header.to_owned()),
+        options: options
+            .split(',')
+            .map(str::trim)
+            .filter(|o| !o.is_empty())
+            .map(|o| QuestionOption {
+                label: o.to_owned(),
+                description: None,
+            })
+            .collect(),
+        multi_select: multi,
+    })
+}
+
+/// `--schema FILE` → the JSON Schema form.
+pub fn schema(path: &Path) -> Result<FormSchema> {
+    serde_json::from_str(&read_text(path)?)
+        .with_context(|| format!("--schema {}: not a JSON Schema object", path.display()))
+}
+
+/// `KIND:FILE[:LANGUAGE]` → a block.
+pub fn block(spec: &str) -> Result<Block> {
+    let mut parts = spec.splitn(3, ':');
+    let kind = parts.next().unwrap_or_default().trim();
+    let Some(file) = parts.next().map(str::trim).filter(|f| !f.is_empty()) else {
+        bail!("--block {spec:?}: expected KIND:FILE[:LANGUAGE]");
+    };
+    let language = parts.next().map(|l| l.trim().to_owned());
+    let text = read_text(Path::new(file))?;
+    let title = Path::new(file)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned());
+    let text_block = |text: String| TextBlock {
+        text,
+        language: language.clone(),
+        title: title.clone(),
+        requires_review: false,
+    };
+    Ok(match kind {
+        "code" => Block::Code(text_block(text)),
+        "diff" => Block::Diff(text_block(text)),
+        "json" => Block::Json(text_block(text)),
+        "table" => Block::Table(
+            serde_json::from_str::<TableBlock>(&text)
+                .with_context(|| format!("--block {spec:?}: a table file holds {{\"columns\": [...], \"rows\": [[...]]}}"))?,
+        ),
+        "image" => bail!("--block {spec:?}: image blocks need encrypted attachments, which this version of herald does not have yet"),
+        other => bail!("--block {spec:?}: unknown kind {other:?} (code, diff, json, table)"),
     })
 }
 
@@ -109,21 +202,51 @@ mod tests {
         assert_eq!(f.id, "env", "id without the required mark");
         assert!(f.required, "! marks required");
         assert!(
-            matches!(&f.kind, FieldKind::Choice { options, .. } if options.len() == 2),
+            matches!(&f.kind, FieldKind::Choice { options, other: false } if options.len() == 2),
             "two options"
         );
+        assert!(
+            matches!(
+                field("s:choice+other:S:a").unwrap().kind,
+                FieldKind::Choice { other: true, .. }
+            ),
+            "+other allows free text"
+        );
+        assert!(field("d:date-time").is_ok(), "date-time");
+        assert!(field("n:integer:Count").is_ok(), "integer");
         assert_eq!(
             field("why:text").unwrap().label,
             "why",
             "label defaults to the id"
         );
         assert!(field("x").is_err(), "type is required");
-        assert!(field("x:date").is_err(), "unknown type");
+        assert!(field("x:color").is_err(), "unknown type");
+        assert!(field("x:text+other").is_err(), "+other only on choices");
+        assert!(field("t:secret").is_err(), "secrets are not supported yet");
         assert_eq!(
             action("approve:Approve").unwrap().label,
             "Approve",
             "action label"
         );
         assert!(action("approve").is_err(), "action needs a label");
+    }
+
+    #[test]
+    fn question_specs() {
+        let q = question("Auth|Which sign-in method?|Passkeys, Magic links").unwrap();
+        assert_eq!(q.header.as_deref(), Some("Auth"), "header");
+        assert_eq!(q.options.len(), 2, "options");
+        assert!(!q.multi_select, "single by default");
+        assert!(
+            question("P|Platforms?|Web,macOS|multi")
+                .unwrap()
+                .multi_select,
+            "multi"
+        );
+        assert!(question("only|two").is_err(), "three parts at least");
+        assert!(
+            question("a|b|c|many").is_err(),
+            "only `multi` as the fourth part"
+        );
     }
 }

@@ -37,6 +37,7 @@ fn main() -> std::process::ExitCode {
             Command::Send(a) => send::send(a).await,
             Command::Ask(a) => send::ask(a).await,
             Command::Wait(a) => send::wait(a).await,
+            Command::Cancel(a) => send::cancel(a).await,
             Command::Device(a) => device::device(a).await,
             Command::Whoami(a) => device::whoami(a).await,
             Command::Connection(a) => device::connection(a).await,

@@ -8,7 +8,7 @@ use herald_protocol::wire::MAX_EXPIRES_IN_SECS;
 use herald_protocol::MessageId;
 use serde_json::json;
 
-use crate::args::{AgentArgs, AskArgs, SendArgs, WaitArgs};
+use crate::args::{AgentArgs, AskArgs, CancelArgs, SendArgs, WaitArgs};
 use crate::{config, content, exit};
 
 fn client(args: &AgentArgs) -> Result<AgentClient> {
@@ -56,19 +56,22 @@ pub async fn send(args: SendArgs) -> Result<ExitCode> {
 /// (exit 2), or the id to resume with `herald wait` (exit 3).
 pub async fn ask(args: AskArgs) -> Result<ExitCode> {
     let mut message = content::base(&args.content)?;
-    message.actions = args
-        .actions
-        .iter()
-        .map(|a| content::action(a))
-        .collect::<Result<_>>()?;
-    message.fields = args
-        .fields
-        .iter()
-        .map(|f| content::field(f))
-        .collect::<Result<_>>()?;
+    // Flags add to what --json gave.
+    for spec in &args.actions {
+        message.actions.push(content::action(spec)?);
+    }
+    for spec in &args.fields {
+        message.fields.push(content::field(spec)?);
+    }
+    for spec in &args.questions {
+        message.questions.push(content::question(spec)?);
+    }
+    if let Some(path) = &args.schema {
+        message.schema = Some(content::schema(path)?);
+    }
     if !message.expects_answer() {
         anyhow::bail!(
-            "a request needs at least one --action or --field (use `herald send` for a message)"
+            "a request needs at least one --action, --field, --question or --schema (use `herald send` for a message)"
         );
     }
     let mut opts = options(&args.content)?;
@@ -100,6 +103,15 @@ pub async fn wait(args: WaitArgs) -> Result<ExitCode> {
         .map(config::parse_duration)
         .transpose()?;
     finish(&client(&args.agent)?, &id, timeout).await
+}
+
+/// `herald cancel ID`: prints `{id, status}`.
+pub async fn cancel(args: CancelArgs) -> Result<ExitCode> {
+    let id = MessageId::parse(&args.id)
+        .with_context(|| format!("{:?} is not a message id (msg_…)", args.id))?;
+    let record = client(&args.agent)?.cancel(&id).await?;
+    print_json(&json!({"id": record.id, "status": record.status}));
+    Ok(exit::OK.into())
 }
 
 async fn finish(

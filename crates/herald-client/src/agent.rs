@@ -44,6 +44,10 @@ pub struct AnswerOutput {
     pub action_id: Option<String>,
     /// Field id → value.
     pub values: serde_json::Map<String, serde_json::Value>,
+    /// For a request made of `questions`: question text → the chosen label(s), several joined
+    /// by ", " (what an AskUserQuestion caller expects back).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub question_answers: Option<std::collections::BTreeMap<String, String>>,
     /// RFC 3339, the relay's clock.
     pub answered_at: String,
     /// Name of the device that answered.
@@ -148,6 +152,12 @@ impl AgentClient {
         self.http.send_message(&key, &request).await
     }
 
+    /// Cancels a pending request this connection sent (`POST /messages/:id/cancel`). Errors:
+    /// `already_answered`, `request_expired`, `request_cancelled`, `not_found`.
+    pub async fn cancel(&self, id: &MessageId) -> Result<MessageRecord> {
+        self.http.cancel(id).await
+    }
+
     /// Fetches a request and, when answered, opens and verifies its answer.
     pub async fn check(&self, id: &MessageId) -> Result<Option<WaitOutcome>> {
         let record = self.http.message(id).await?;
@@ -192,11 +202,20 @@ impl AgentClient {
         let answered_by = directory
             .sender_name(&header.sender)
             .unwrap_or_else(|| "a device".into());
+        // The request was sealed to this connection too: open it to map questions back.
+        let question_answers = match herald_crypto::open(&record.envelope, directory, &[&secret]) {
+            Ok((_, plain)) => serde_json::from_slice::<MessageContent>(&plain)
+                .ok()
+                .filter(|c| !c.questions.is_empty())
+                .map(|c| herald_protocol::content::question_answers(&c, &content)),
+            Err(_) => None,
+        };
         Ok(AnswerOutput {
             id: record.id.clone(),
             status: MessageStatus::Answered,
-            action_id: content.action_id,
-            values: content.values,
+            action_id: content.action_id.clone(),
+            values: content.values.clone(),
+            question_answers,
             answered_at: answer.answered_at.clone(),
             answered_by,
         })
