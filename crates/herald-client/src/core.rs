@@ -308,6 +308,22 @@ impl Core {
         present::message_view(&self.inner.local.key, &row)
     }
 
+    /// The conversation a message belongs to, oldest first, from the local cache.
+    pub async fn thread(&self, id: &str) -> Result<Vec<MessageSummary>> {
+        let owned = id.to_owned();
+        let thread_id = self
+            .inner
+            .cache_call(move |c| c.get(&owned))
+            .await?
+            .record
+            .thread_id;
+        let rows = self.inner.cache_call(move |c| c.thread(&thread_id)).await?;
+        Ok(rows
+            .iter()
+            .map(|r| present::summary(&self.inner.local.key, r))
+            .collect())
+    }
+
     /// Marks a message read on this device.
     pub async fn mark_read(&self, id: &str) -> Result<()> {
         let owned = id.to_owned();

@@ -55,6 +55,9 @@ pub fn summary(key: &LocalKey, m: &CachedMessage) -> MessageSummary {
         expects_answer: r.expects_answer,
         unread: m.unread,
         error,
+        thread_id: r.thread_id.clone(),
+        thread_sequence: r.thread_sequence,
+        reply_to: r.reply_to.clone(),
     }
 }
 

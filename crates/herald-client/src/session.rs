@@ -118,6 +118,9 @@ impl Session {
             sealed_answer: None,
             answered_at: record.answer.as_ref().map(|a| a.answered_at.clone()),
             error: None,
+            thread_id: record.thread_id.to_string(),
+            thread_sequence: record.thread_sequence,
+            reply_to: record.reply_to.as_ref().map(|r| r.to_string()),
         };
         let aad = record.id.as_str().as_bytes();
         match self.open_message(record).await {

@@ -116,6 +116,12 @@ pub struct MessageSummary {
     pub unread: bool,
     /// Set when the message could not be verified, decrypted or validated; the reason.
     pub error: Option<String>,
+    /// The conversation: id of its first message (equal to `id` for a first message).
+    pub thread_id: String,
+    /// Position in the thread, 0 for the first message.
+    pub thread_sequence: u32,
+    /// The message this one replies to.
+    pub reply_to: Option<String>,
 }
 
 /// One option of a choice field.

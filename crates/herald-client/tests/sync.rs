@@ -137,3 +137,48 @@ async fn relay_restart_device_reconnects_and_misses_nothing() {
     core.stop_sync();
     relay.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replies_are_cached_as_one_conversation() {
+    let relay_dir = tempfile::tempdir().unwrap();
+    let relay = start_relay(relay_dir.path(), "127.0.0.1:0").await;
+    let device_dir = tempfile::tempdir().unwrap();
+    let (core, agent) = setup(&relay.url(), device_dir.path()).await;
+    let root = agent
+        .send(&note("Root"), SendOptions::default())
+        .await
+        .unwrap();
+    agent
+        .send(&note("Unrelated"), SendOptions::default())
+        .await
+        .unwrap();
+    let reply = agent
+        .send(
+            &note("Reply"),
+            SendOptions {
+                reply_to: Some(root.id.clone()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    core.sync_once().await.unwrap();
+    let thread = core.thread(reply.id.as_str()).await.unwrap();
+    let titles: Vec<_> = thread.iter().map(|m| m.title.as_str()).collect();
+    assert_eq!(
+        titles,
+        ["Root", "Reply"],
+        "the conversation, oldest first, without unrelated messages"
+    );
+    assert_eq!(
+        thread[1].reply_to.as_deref(),
+        Some(root.id.as_str()),
+        "the reply knows its parent"
+    );
+    assert_eq!(
+        thread[1].thread_id,
+        root.id.as_str(),
+        "thread id is the first message"
+    );
+    relay.shutdown().await;
+}

@@ -6,8 +6,10 @@ use rusqlite_migration::{Migrations, M};
 
 use crate::{Error, Result};
 
-const MIGRATIONS: &[M<'static>] = &[M::up(
-    "CREATE TABLE sync_state (
+const MIGRATIONS: &[M<'static>] = &[
+    // 1: the cursor and the messages.
+    M::up(
+        "CREATE TABLE sync_state (
         id INTEGER PRIMARY KEY CHECK (id = 1),
         cursor INTEGER NOT NULL
     );
@@ -28,7 +30,15 @@ const MIGRATIONS: &[M<'static>] = &[M::up(
         unread INTEGER NOT NULL DEFAULT 1
     );
     CREATE INDEX messages_by_created ON messages (created_at DESC, id);",
-)];
+    ),
+    // 2: threads (relay-assigned thread id and position, and the replied-to message).
+    M::up(
+        "ALTER TABLE messages ADD COLUMN thread_id TEXT;
+    ALTER TABLE messages ADD COLUMN thread_sequence INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE messages ADD COLUMN reply_to TEXT;
+    CREATE INDEX messages_by_thread ON messages (thread_id, thread_sequence);",
+    ),
+];
 
 /// Brings the database to the latest schema.
 pub fn apply(c: &mut Connection) -> Result<()> {

@@ -121,6 +121,11 @@ impl Cache {
         rows::get(&lock(&self.reader), id)?.ok_or_else(|| Error::NotFound(id.to_owned()))
     }
 
+    /// The messages of a thread, oldest first.
+    pub fn thread(&self, thread_id: &str) -> Result<Vec<CachedMessage>> {
+        rows::thread(&lock(&self.reader), thread_id)
+    }
+
     /// Marks a message read.
     pub fn mark_read(&self, id: &str) -> Result<bool> {
         let n = lock(&self.writer).execute(

@@ -23,6 +23,10 @@ pub struct StoredRecord {
     pub answered_at: Option<String>,
     /// Why the message could not be verified, opened or validated.
     pub error: Option<String>,
+    /// The thread (id of its first message) and the position in it, from the relay.
+    pub thread_id: String,
+    pub thread_sequence: u32,
+    pub reply_to: Option<String>,
 }
 
 /// A stored record as read back, with this device's read state.
@@ -35,15 +39,17 @@ pub struct CachedMessage {
 pub(super) fn upsert(c: &Connection, r: &StoredRecord) -> Result<()> {
     c.execute(
         "INSERT INTO messages (id, revision, status, expects_answer, sender_name, created_at,
-             expires_at, sealed_title, sealed_content, sealed_answer, answered_at, error)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+             expires_at, sealed_title, sealed_content, sealed_answer, answered_at, error,
+             thread_id, thread_sequence, reply_to)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
          ON CONFLICT(id) DO UPDATE SET
              revision = excluded.revision, status = excluded.status,
              expects_answer = excluded.expects_answer, sender_name = excluded.sender_name,
              created_at = excluded.created_at, expires_at = excluded.expires_at,
              sealed_title = excluded.sealed_title, sealed_content = excluded.sealed_content,
              sealed_answer = excluded.sealed_answer, answered_at = excluded.answered_at,
-             error = excluded.error",
+             error = excluded.error, thread_id = excluded.thread_id,
+             thread_sequence = excluded.thread_sequence, reply_to = excluded.reply_to",
         params![
             r.id,
             r.revision.0 as i64,
@@ -57,13 +63,17 @@ pub(super) fn upsert(c: &Connection, r: &StoredRecord) -> Result<()> {
             r.sealed_answer,
             r.answered_at,
             r.error,
+            r.thread_id,
+            r.thread_sequence,
+            r.reply_to,
         ],
     )?;
     Ok(())
 }
 
 const COLUMNS: &str = "id, revision, status, expects_answer, sender_name, created_at, expires_at,
-    sealed_title, sealed_content, sealed_answer, answered_at, error, unread";
+    sealed_title, sealed_content, sealed_answer, answered_at, error, unread,
+    COALESCE(thread_id, id), thread_sequence, reply_to";
 
 fn from_row(row: &Row<'_>) -> rusqlite::Result<(CachedMessage, String)> {
     let status: String = row.get(2)?;
@@ -82,6 +92,9 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<(CachedMessage, String)> {
                 sealed_answer: row.get(9)?,
                 answered_at: row.get(10)?,
                 error: row.get(11)?,
+                thread_id: row.get(13)?,
+                thread_sequence: row.get(14)?,
+                reply_to: row.get(15)?,
             },
             unread: row.get(12)?,
         },
@@ -100,6 +113,15 @@ pub(super) fn list(c: &Connection) -> Result<Vec<CachedMessage>> {
         "SELECT {COLUMNS} FROM messages ORDER BY created_at DESC, id DESC"
     ))?;
     let rows = stmt.query_map([], from_row)?;
+    rows.map(|r| finish(r?)).collect()
+}
+
+pub(super) fn thread(c: &Connection, thread_id: &str) -> Result<Vec<CachedMessage>> {
+    let mut stmt = c.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM messages WHERE COALESCE(thread_id, id) = ?1
+         ORDER BY thread_sequence, created_at"
+    ))?;
+    let rows = stmt.query_map([thread_id], from_row)?;
     rows.map(|r| finish(r?)).collect()
 }
 

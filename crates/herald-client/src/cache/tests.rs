@@ -15,6 +15,9 @@ fn record(id: &str, revision: u64, status: MessageStatus) -> StoredRecord {
         sealed_answer: None,
         answered_at: None,
         error: None,
+        thread_id: id.into(),
+        thread_sequence: 0,
+        reply_to: None,
     }
 }
 

@@ -24,4 +24,16 @@ createdAt: string, expiresAt: string | null, status: MessageStatus, expectsAnswe
 /**
  * Set when the message could not be verified, decrypted or validated; the reason.
  */
-error: string | null, };
+error: string | null, 
+/**
+ * The conversation: id of its first message (equal to `id` for a first message).
+ */
+threadId: string, 
+/**
+ * Position in the thread, 0 for the first message.
+ */
+threadSequence: number, 
+/**
+ * The message this one replies to.
+ */
+replyTo: string | null, };
