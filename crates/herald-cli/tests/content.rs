@@ -212,3 +212,41 @@ fn replies_form_a_thread_and_requests_can_be_cancelled() {
         "a late answer gets its own code"
     );
 }
+
+#[test]
+fn a_retry_with_the_same_idempotency_key_returns_the_original() {
+    let s = setup();
+    let send = |title: &str| {
+        run(agent(&s).args([
+            "send",
+            "--title",
+            title,
+            "--body",
+            "b",
+            "--idempotency-key",
+            "retry-1",
+        ]))
+    };
+    let first = send("Same");
+    let again = send("Same");
+    assert_eq!(
+        again.status.code(),
+        Some(0),
+        "a retry succeeds: {}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    let a: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
+    let b: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(a["id"], b["id"], "the same message, not a second one");
+    assert_eq!(inbox_list(&s).len(), 1, "one message in the inbox");
+    let changed = send("Different");
+    assert_eq!(
+        changed.status.code(),
+        Some(1),
+        "same key, other content is refused"
+    );
+    assert!(
+        String::from_utf8_lossy(&changed.stderr).contains("idempotency_conflict"),
+        "with its code"
+    );
+}

@@ -133,17 +133,28 @@ impl AgentClient {
             &self.keys.signer(connection_id),
         )?;
         let expects_answer = content.expects_answer();
+        let expires_in = if expects_answer {
+            options.expires_in
+        } else {
+            None
+        };
+        // Same content and metadata give the same digest, so a retry with the same
+        // Idempotency-Key gets the original message back although this seal differs.
+        let digest_input = serde_json::to_vec(&serde_json::json!({
+            "content": content,
+            "expiresIn": expires_in,
+            "replyTo": options.reply_to,
+        }))
+        .map_err(|e| Error::Protocol(e.to_string()))?;
+        let digest = self.keys.idempotency_digest(&digest_input);
         let request = SendMessageRequest {
             id,
             kind: "message".into(),
             expects_answer,
             expires_at: None,
-            expires_in: if expects_answer {
-                options.expires_in
-            } else {
-                None
-            },
+            expires_in,
             reply_to: options.reply_to,
+            content_digest: Some(herald_protocol::envelope::b64_encode(&digest)),
             envelope,
         };
         let key = options

@@ -31,6 +31,7 @@ pub struct ConnectionKeys {
     signing_key: [u8; 32],
     signing_key_id: String,
     encryption: RecipientSecret,
+    idempotency_key: Zeroizing<[u8; 32]>,
 }
 
 impl ConnectionKeys {
@@ -44,7 +45,20 @@ impl ConnectionKeys {
             signing_key,
             signing_seed,
             encryption: RecipientSecret::derive(&ikm[..]),
+            idempotency_key: hkdf32(seed, labels::CONNECTION_IDEMPOTENCY),
         }
+    }
+
+    /// HMAC-SHA256 of `request` (the plaintext request: content and metadata) under a key
+    /// derived from the token seed. Sent as `contentDigest` with `POST /messages`, it lets the
+    /// relay recognise a retry of the same request under the same Idempotency-Key although
+    /// every seal differs, without learning anything about the content.
+    pub fn idempotency_digest(&self, request: &[u8]) -> [u8; 32] {
+        let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, &self.idempotency_key[..]);
+        let tag = ring::hmac::sign(&key, request);
+        let mut out = [0u8; 32];
+        out.copy_from_slice(tag.as_ref());
+        out
     }
 
     /// A signer for envelopes this connection sends, as `Principal::Connection(connection_id)`.

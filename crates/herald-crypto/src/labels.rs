@@ -19,6 +19,9 @@ pub const ENVELOPE_BODY: &[u8] = b"herald.v1/envelope/body";
 pub const CONNECTION_SIGNING: &[u8] = b"herald.v1/connection/signing";
 /// HKDF-SHA256 `info` deriving a connection's HPKE DeriveKeyPair input from the token seed.
 pub const CONNECTION_ENCRYPTION: &[u8] = b"herald.v1/connection/encryption";
+/// HKDF-SHA256 `info` deriving a connection's idempotency-digest (HMAC-SHA256) key from the
+/// token seed.
+pub const CONNECTION_IDEMPOTENCY: &[u8] = b"herald.v1/connection/idempotency";
 /// HKDF-SHA256 `info` deriving the recovery key pair's DeriveKeyPair input.
 pub const RECOVERY_ENCRYPTION: &[u8] = b"herald.v1/recovery/encryption";
 /// HPKE `info` when sealing the account key bundle to the recovery key.
@@ -36,6 +39,7 @@ pub const ALL: &[&[u8]] = &[
     ENVELOPE_BODY,
     CONNECTION_SIGNING,
     CONNECTION_ENCRYPTION,
+    CONNECTION_IDEMPOTENCY,
     RECOVERY_ENCRYPTION,
     RECOVERY_BUNDLE,
     LOCAL_SEAL,

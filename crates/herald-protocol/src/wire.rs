@@ -130,6 +130,12 @@ pub struct SendMessageRequest {
     pub expires_in: Option<u64>,
     /// Continue the conversation of this message.
     pub reply_to: Option<MessageId>,
+    /// base64url of 32 bytes: the sender's keyed digest (HMAC) of the plaintext request.
+    /// Two seals of the same content always differ, so with a digest the relay recognises a
+    /// retry (same Idempotency-Key, same digest → the original record) without seeing the
+    /// content; without one it compares the body bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_digest: Option<String>,
     pub envelope: Envelope,
 }
 

@@ -71,6 +71,51 @@ async fn idempotency_key_with_a_different_body_conflicts() {
 }
 
 #[tokio::test]
+async fn a_content_digest_recognises_a_reseal_of_the_same_request() {
+    let (relay, account) = setup().await;
+    let conn = fixtures::create_connection(&relay.url, &account, "Agent").await;
+    let key = fixtures::new_idempotency_key();
+    let digest = b64_encode(&[7u8; 32]);
+    // Two seals of the same request: different ids and envelopes, the same digest.
+    let mut first = fixtures::message_request(&account.account_id, conn.principal(), true);
+    first.content_digest = Some(digest.clone());
+    let mut reseal = fixtures::message_request(&account.account_id, conn.principal(), true);
+    reseal.content_digest = Some(digest);
+    let a = fixtures::post_message(&relay.url, &conn.bearer, &key, &first).await;
+    assert_eq!(a.status().as_u16(), 201, "first send");
+    let a: MessageRecord = a.json().await.unwrap();
+    let b = fixtures::post_message(&relay.url, &conn.bearer, &key, &reseal).await;
+    assert_eq!(
+        b.status().as_u16(),
+        200,
+        "a reseal with the same digest is a retry"
+    );
+    let b: MessageRecord = b.json().await.unwrap();
+    assert_eq!(b.id, a.id, "the original message comes back");
+
+    let mut other = fixtures::message_request(&account.account_id, conn.principal(), true);
+    other.content_digest = Some(b64_encode(&[8u8; 32]));
+    let c = fixtures::post_message(&relay.url, &conn.bearer, &key, &other).await;
+    expect_error(
+        c,
+        ErrorCode::IdempotencyConflict,
+        "another digest under the same key",
+    )
+    .await;
+
+    let mut bad = fixtures::message_request(&account.account_id, conn.principal(), true);
+    bad.content_digest = Some("short".into());
+    let d = fixtures::post_message(&relay.url, &conn.bearer, "fresh-key", &bad).await;
+    let body = expect_error(d, ErrorCode::InvalidRequest, "a malformed digest").await;
+    assert_eq!(
+        body.fields,
+        vec!["contentDigest".to_string()],
+        "names the field"
+    );
+    relay.shutdown().await;
+}
+
+#[tokio::test]
 async fn idempotency_key_is_required_and_bounded() {
     let (relay, account) = setup().await;
     let req = fixtures::message_request(&account.account_id, account.device(), false);

@@ -261,6 +261,7 @@ pub fn message_request(
         expires_at: None,
         expires_in: None,
         reply_to: None,
+        content_digest: None,
         envelope,
     }
 }

@@ -65,10 +65,26 @@ pub(super) async fn send(
     IdempotencyKey(key): IdempotencyKey,
     JsonBody { value: req, raw }: JsonBody<SendMessageRequest>,
 ) -> Result<(StatusCode, Json<MessageRecord>), ApiError> {
+    let request_hash = match &req.content_digest {
+        Some(digest) => {
+            let bytes = herald_protocol::envelope::b64_decode(digest)
+                .filter(|d| d.len() == 32)
+                .ok_or_else(|| {
+                    ApiError::invalid(
+                        "contentDigest",
+                        "contentDigest must be 32 bytes of base64url.",
+                    )
+                })?;
+            let mut labelled = b"herald.v1/idempotency/content-digest".to_vec();
+            labelled.extend_from_slice(&bytes);
+            sha256(&labelled)
+        }
+        None => sha256(&raw),
+    };
     let claim = IdempotencyClaim {
         scope: principal.idempotency_scope(),
         key,
-        request_hash: sha256(&raw),
+        request_hash,
     };
     let now = state.now();
 
