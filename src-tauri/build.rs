@@ -16,6 +16,8 @@ fn main() {
         "open_external",
         "sync_state",
         "check_recovery_key",
+        "revoke_connection",
+        "thread",
     ];
     let attributes = tauri_build::Attributes::new()
         .config_path("../tauri.conf.json")

@@ -99,6 +99,18 @@ pub async fn answer(
     state.core.answer(&id, input).await.map_err(ui_error)
 }
 
+/// Revokes a connection: its token is refused by the relay from the next request on.
+#[tauri::command]
+pub async fn revoke_connection(state: State<'_, AppState>, id: String) -> CmdResult<()> {
+    state.core.revoke_connection(&id).await.map_err(ui_error)
+}
+
+/// The conversation a message belongs to, oldest first.
+#[tauri::command]
+pub async fn thread(state: State<'_, AppState>, id: String) -> CmdResult<Vec<MessageSummary>> {
+    state.core.thread(&id).await.map_err(ui_error)
+}
+
 /// Whether a typed recovery key opens this account's backup on the relay.
 #[tauri::command]
 pub async fn check_recovery_key(state: State<'_, AppState>, typed: String) -> CmdResult<bool> {

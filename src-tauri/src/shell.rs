@@ -65,6 +65,8 @@ pub fn run_app<R: Runtime>(builder: tauri::Builder<R>, config: ShellConfig) -> t
             commands::open_external,
             commands::sync_state,
             commands::check_recovery_key,
+            commands::revoke_connection,
+            commands::thread,
         ])
         .setup(move |app| {
             let handle = app.handle().clone();

@@ -186,6 +186,13 @@ pub enum ConnectionCommand {
         #[command(flatten)]
         dir: DataDirArgs,
     },
+    /// Revoke a connection: the relay refuses its token at once.
+    Revoke {
+        #[command(flatten)]
+        dir: DataDirArgs,
+        /// The connection id (`con_…`, see `herald connection list`).
+        id: String,
+    },
 }
 
 #[derive(Args)]

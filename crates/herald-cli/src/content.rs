@@ -13,15 +13,29 @@ use herald_protocol::content::{
 
 use crate::args::ContentArgs;
 
+/// Largest input file read (bodies, blocks, JSON content): 4 bytes per character of the
+/// largest content part plus room for JSON, so a mistaken `/dev/zero` fails fast.
+const MAX_INPUT_BYTES: u64 = 4 * 1024 * 1024;
+
 fn read_text(path: &Path) -> Result<String> {
-    if path.as_os_str() == "-" {
-        let mut s = String::new();
-        std::io::stdin()
-            .read_to_string(&mut s)
-            .context("reading stdin")?;
-        return Ok(s);
+    let name = path.display();
+    let reader: Box<dyn Read> = if path.as_os_str() == "-" {
+        Box::new(std::io::stdin())
+    } else {
+        Box::new(std::fs::File::open(path).with_context(|| format!("reading {name}"))?)
+    };
+    let mut bytes = Vec::new();
+    reader
+        .take(MAX_INPUT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("reading {name}"))?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        bail!(
+            "{name} is larger than {} MiB",
+            MAX_INPUT_BYTES / (1024 * 1024)
+        );
     }
-    std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
+    String::from_utf8(bytes).with_context(|| format!("{name} is not UTF-8 text"))
 }
 
 /// The content the shared flags describe: `--json` first, then title, body, blocks and

@@ -12,6 +12,7 @@ use crate::args::{
     ConnectionArgs, ConnectionCommand, DataDirArgs, DeviceArgs, DeviceCommand, InboxArgs,
     InboxCommand,
 };
+use crate::terminal::{inert, line};
 use crate::{config, exit};
 
 fn open(dir: &DataDirArgs, name: Option<String>) -> Result<Core> {
@@ -84,9 +85,13 @@ pub async fn connection(args: ConnectionArgs) -> Result<ExitCode> {
                 created.relay_url
             );
         }
+        ConnectionCommand::Revoke { dir, id } => {
+            ready(&dir)?.revoke_connection(&id).await?;
+            eprintln!("Connection {id} revoked: its token no longer works.");
+        }
         ConnectionCommand::List { dir } => {
             for c in ready(&dir)?.list_connections().await? {
-                println!("{}  {}  {}", c.id, c.created_at, c.name);
+                println!("{}  {}  {}", c.id, c.created_at, line(&c.name));
             }
         }
     }
@@ -111,8 +116,8 @@ pub async fn inbox(args: InboxArgs) -> Result<ExitCode> {
                         m.id,
                         format!("{:?}", m.status).to_lowercase(),
                         m.created_at,
-                        m.sender_name,
-                        m.title
+                        line(&m.sender_name),
+                        line(&m.title)
                     );
                 }
             }
@@ -128,22 +133,22 @@ pub async fn inbox(args: InboxArgs) -> Result<ExitCode> {
                 let s = &view.summary;
                 println!(
                     "{}\nFrom: {}   {}   {}",
-                    s.title,
-                    s.sender_name,
+                    line(&s.title),
+                    line(&s.sender_name),
                     s.created_at,
                     format!("{:?}", s.status).to_lowercase()
                 );
                 if let Some(e) = &s.error {
-                    println!("\n⚠ {e}");
+                    println!("\n⚠ {}", line(e));
                 }
-                println!("\n{}", view.body_markdown);
+                println!("\n{}", inert(&view.body_markdown, true));
                 for f in &view.fields {
-                    let opts: Vec<_> = f.options.iter().map(|o| o.value.as_str()).collect();
+                    let opts: Vec<_> = f.options.iter().map(|o| line(&o.value)).collect();
                     println!(
                         "[field] {}{}: {} ({:?}{})",
-                        f.id,
+                        line(&f.id),
                         if f.required { "*" } else { "" },
-                        f.label,
+                        line(&f.label),
                         f.kind,
                         if opts.is_empty() {
                             String::new()
@@ -153,7 +158,7 @@ pub async fn inbox(args: InboxArgs) -> Result<ExitCode> {
                     );
                 }
                 for a in &view.actions {
-                    println!("[action] {}: {}", a.id, a.label);
+                    println!("[action] {}: {}", line(&a.id), line(&a.label));
                 }
                 if let Some(a) = &view.answer {
                     println!(
@@ -161,7 +166,7 @@ pub async fn inbox(args: InboxArgs) -> Result<ExitCode> {
                         a.answered_at,
                         a.action_id
                             .as_deref()
-                            .map(|x| format!("action {x} "))
+                            .map(|x| format!("action {} ", line(x)))
                             .unwrap_or_default(),
                         a.values_json
                     );
@@ -188,7 +193,7 @@ pub async fn inbox(args: InboxArgs) -> Result<ExitCode> {
                     },
                 )
                 .await?;
-            println!("Answered: {}", view.summary.title);
+            println!("Answered: {}", line(&view.summary.title));
         }
     }
     Ok(exit::OK.into())

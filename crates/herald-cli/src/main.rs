@@ -7,13 +7,25 @@ mod content;
 mod device;
 mod exit;
 mod send;
+mod terminal;
 
 use clap::Parser;
 
 use crate::args::{Cli, Command};
 
 fn main() -> std::process::ExitCode {
-    let cli = Cli::parse();
+    // Usage errors exit 1 ("bad input"), not clap's 2, which means "closed" here.
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                exit::ERROR.into()
+            } else {
+                exit::OK.into()
+            };
+        }
+    };
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(

@@ -249,3 +249,84 @@ fn tokens_are_checked_before_anything_is_sent() {
         "no seed in errors"
     );
 }
+
+#[test]
+fn a_revoked_connection_is_refused_at_once() {
+    let s = setup();
+    ok_stdout(agent(&s).args(["send", "--title", "Before"]));
+    let list = ok_stdout(herald(s.home.path()).args(["connection", "list"]));
+    let id = list
+        .split_whitespace()
+        .next()
+        .expect("a connection is listed")
+        .to_owned();
+    ok_stdout(herald(s.home.path()).args(["connection", "revoke", &id]));
+    let out = run(agent(&s).args(["send", "--title", "After"]));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the revoked token no longer sends"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("unauthorized"),
+        "with the 401 code"
+    );
+}
+
+#[test]
+fn agent_text_cannot_drive_the_terminal() {
+    let s = setup();
+    ok_stdout(agent(&s).args([
+        "send",
+        "--title",
+        "ok\u{1b}[31mred",
+        "--body",
+        "x\u{1b}]0;pwned\u{7}y",
+    ]));
+    let list = ok_stdout(herald(s.home.path()).args(["inbox", "list"]));
+    assert!(
+        !list.contains('\u{1b}'),
+        "no raw escape in the list: {list:?}"
+    );
+    assert!(
+        list.contains("ok\\e[31mred"),
+        "shown as visible text: {list:?}"
+    );
+    let id = list.split_whitespace().next().unwrap().to_owned();
+    let shown = ok_stdout(herald(s.home.path()).args(["inbox", "show", &id]));
+    assert!(
+        !shown.contains('\u{1b}') && !shown.contains('\u{7}'),
+        "no raw control characters: {shown:?}"
+    );
+}
+
+#[test]
+fn usage_errors_exit_1_and_an_answered_request_reports_answered_even_with_a_zero_timeout() {
+    let s = setup();
+    let out = run(agent(&s).args(["ask", "--title", "x", "--bogus"]));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a usage error is bad input (1), not 'closed' (2)"
+    );
+    let waiter = agent(&s)
+        .args(["ask", "--title", "Quick one", "--action", "ok:OK"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let id = wait_for_title(&s, "Quick one")["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    ok_stdout(herald(s.home.path()).args(["inbox", "answer", &id, "--action", "ok"]));
+    assert_eq!(finish(waiter).status.code(), Some(0), "answered");
+    let out = run(agent(&s).args(["wait", &id, "--timeout", "0s"]));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "already answered wins over a zero timeout"
+    );
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["actionId"], "ok", "the answer is printed");
+}

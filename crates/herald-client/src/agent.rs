@@ -236,6 +236,11 @@ impl AgentClient {
     /// (the request stays answerable; call again to resume). Holds the live-update socket and
     /// re-checks on every nudge and reconnect.
     pub async fn wait(&self, id: &MessageId, timeout: Option<Duration>) -> Result<WaitOutcome> {
+        // One check before the clock starts: an answered request is reported as answered
+        // whatever the timeout.
+        if let Some(done) = self.check(id).await? {
+            return Ok(done);
+        }
         let work = self.wait_forever(id);
         match timeout {
             Some(t) => tokio::time::timeout(t, work)

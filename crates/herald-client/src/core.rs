@@ -244,9 +244,9 @@ impl Core {
     /// The seed is not kept on this device.
     pub async fn create_connection(&self, name: &str) -> Result<NewConnection> {
         let name = name.trim();
-        if name.is_empty() || name.chars().count() > 80 {
+        if name.is_empty() || name.chars().count() > 100 || name.chars().any(char::is_control) {
             return Err(Error::InvalidInput(
-                "a connection name has 1–80 characters".into(),
+                "a connection name has 1–100 characters and no control characters".into(),
             ));
         }
         let session = self.inner.session()?;
@@ -274,6 +274,17 @@ impl Core {
             token: token.to_string_secret().to_string(),
             relay_url: session.state.relay_url.clone(),
         })
+    }
+
+    /// Revokes a connection: the relay refuses its token from the next request on, and its
+    /// certificate leaves `GET /keys`. Errors: `not_found`.
+    pub async fn revoke_connection(&self, id: &str) -> Result<()> {
+        let session = self.inner.session()?;
+        let id = herald_protocol::ConnectionId::parse(id)
+            .ok_or_else(|| Error::NotFound(id.to_owned()))?;
+        session.http.revoke_connection(&id).await?;
+        let _ = session.directory(true).await;
+        Ok(())
     }
 
     /// Lists this account's connections (not revoked).

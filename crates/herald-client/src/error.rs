@@ -32,7 +32,7 @@ pub enum Error {
     Protocol(String),
     /// Verification or decryption failed (tampering, wrong keys, pin mismatch).
     #[error("crypto: {0}")]
-    Crypto(#[from] herald_crypto::Error),
+    Crypto(herald_crypto::Error),
     /// Local storage (cache database, key files, keychain) failed.
     #[error("storage: {0}")]
     Storage(String),
@@ -53,6 +53,14 @@ impl Error {
             Error::Crypto(_) => "crypto".into(),
             Error::Storage(_) => "storage".into(),
         }
+    }
+}
+
+// Not `#[from]`: that would make the crypto error the `source` too, and error reports that
+// print the chain would say everything twice.
+impl From<herald_crypto::Error> for Error {
+    fn from(e: herald_crypto::Error) -> Self {
+        Error::Crypto(e)
     }
 }
 

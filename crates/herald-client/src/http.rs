@@ -82,10 +82,7 @@ impl RelayHttp {
     }
 
     async fn send<T: DeserializeOwned>(&self, req: RequestBuilder) -> Result<T> {
-        let resp = req
-            .send()
-            .await
-            .map_err(|e| Error::Network(e.without_url().to_string()))?;
+        let resp = req.send().await.map_err(network)?;
         let status = resp.status();
         let bytes = resp
             .bytes()
@@ -127,6 +124,24 @@ impl RelayHttp {
         self.send(self.request(Method::GET, "/connections")).await
     }
 
+    /// `DELETE /connections/:id` (device).
+    pub async fn revoke_connection(&self, id: &herald_protocol::ConnectionId) -> Result<()> {
+        let resp = self
+            .request(Method::DELETE, &format!("/connections/{id}"))
+            .send()
+            .await
+            .map_err(network)?;
+        if resp.status().is_success() {
+            return Ok(());
+        }
+        let status = resp.status().as_u16();
+        let body = resp
+            .json::<ErrorBody>()
+            .await
+            .unwrap_or_else(|_| ErrorBody::new(ErrorCode::Internal));
+        Err(Error::Relay { status, body })
+    }
+
     /// `GET /keys`.
     pub async fn keys(&self) -> Result<KeysResponse> {
         self.send(self.request(Method::GET, "/keys")).await
@@ -139,7 +154,7 @@ impl RelayHttp {
             .json(backup)
             .send()
             .await
-            .map_err(|e| Error::Network(e.without_url().to_string()))?;
+            .map_err(network)?;
         if resp.status().is_success() {
             return Ok(());
         }
@@ -213,6 +228,20 @@ impl RelayHttp {
             .unwrap_or_else(|| self.base.clone());
         format!("{rest}/ws")
     }
+}
+
+/// A transport error with its causes ("connection refused", "invalid peer certificate"…),
+/// without the URL's query or credentials.
+fn network(e: reqwest::Error) -> Error {
+    let e = e.without_url();
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(&e);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    Error::Network(text)
 }
 
 /// Whether a relay error is the given catalog code.

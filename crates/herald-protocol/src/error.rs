@@ -60,7 +60,7 @@ catalog! {
     /// The body parsed but a field breaks a rule; `fields` names it.
     InvalidRequest = ("invalid_request", 400, "The request is invalid."),
     /// `POST /messages` without an `Idempotency-Key` header.
-    IdempotencyKeyRequired = ("idempotency_key_required", 400, "An Idempotency-Key header is required."),
+    IdempotencyKeyRequired = ("idempotency_key_required", 400, "An Idempotency-Key header of 1 to 255 characters is required."),
     /// The Idempotency-Key was used before with a different body.
     IdempotencyConflict = ("idempotency_conflict", 409, "This Idempotency-Key was already used with a different request body."),
     /// No credential, or one the relay does not know (or revoked).

@@ -40,6 +40,12 @@ impl AppState {
     /// Opens the SQLite store with a given clock (tests pass a settable one).
     pub fn open_with_clock(config: RelayConfig, clock: Arc<dyn Clock>) -> Result<AppState> {
         std::fs::create_dir_all(&config.data_dir)?;
+        // Ciphertext and metadata only, but still nobody else's business: owner-only.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&config.data_dir, std::fs::Permissions::from_mode(0o700))?;
+        }
         let store = SqliteStore::open(config.data_dir.join("relay.db"))?;
         Ok(Self::with_store(config, Arc::new(store), clock))
     }

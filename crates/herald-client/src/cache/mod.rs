@@ -71,7 +71,9 @@ impl Cache {
     /// whether it was new to this cache. A record older than the stored one is ignored.
     pub fn store_page(&self, records: &[StoredRecord], cursor: Revision) -> Result<Vec<bool>> {
         let mut c = lock(&self.writer);
-        let tx = c.transaction()?;
+        // IMMEDIATE: take the write lock up front, so another process (a second `herald inbox`)
+        // waits on the busy timeout instead of failing on a read-to-write upgrade.
+        let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let mut fresh = Vec::with_capacity(records.len());
         for r in records {
             let existing: Option<i64> = tx
