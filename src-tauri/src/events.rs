@@ -99,6 +99,9 @@ mod tests {
             expects_answer,
             unread: true,
             error: error.map(Into::into),
+            thread_id: "m1".into(),
+            thread_sequence: 0,
+            reply_to: None,
         }
     }
 
