@@ -101,6 +101,20 @@ impl RelayHttp {
         })
     }
 
+    /// Sends a request whose success has no body (204).
+    async fn send_empty(&self, req: RequestBuilder) -> Result<()> {
+        let resp = req.send().await.map_err(network)?;
+        if resp.status().is_success() {
+            return Ok(());
+        }
+        let status = resp.status().as_u16();
+        let body = resp
+            .json::<ErrorBody>()
+            .await
+            .unwrap_or_else(|_| ErrorBody::new(ErrorCode::Internal));
+        Err(Error::Relay { status, body })
+    }
+
     /// `POST /accounts`.
     pub async fn create_account(
         &self,
@@ -126,20 +140,8 @@ impl RelayHttp {
 
     /// `DELETE /connections/:id` (device).
     pub async fn revoke_connection(&self, id: &herald_protocol::ConnectionId) -> Result<()> {
-        let resp = self
-            .request(Method::DELETE, &format!("/connections/{id}"))
-            .send()
+        self.send_empty(self.request(Method::DELETE, &format!("/connections/{id}")))
             .await
-            .map_err(network)?;
-        if resp.status().is_success() {
-            return Ok(());
-        }
-        let status = resp.status().as_u16();
-        let body = resp
-            .json::<ErrorBody>()
-            .await
-            .unwrap_or_else(|_| ErrorBody::new(ErrorCode::Internal));
-        Err(Error::Relay { status, body })
     }
 
     /// `GET /keys`.
@@ -149,21 +151,8 @@ impl RelayHttp {
 
     /// `PUT /keys/backup` (device): stores the bundle sealed to the recovery key.
     pub async fn put_backup(&self, backup: &RecoveryBackup) -> Result<()> {
-        let resp = self
-            .request(Method::PUT, "/keys/backup")
-            .json(backup)
-            .send()
+        self.send_empty(self.request(Method::PUT, "/keys/backup").json(backup))
             .await
-            .map_err(network)?;
-        if resp.status().is_success() {
-            return Ok(());
-        }
-        let status = resp.status().as_u16();
-        let body = resp
-            .json::<ErrorBody>()
-            .await
-            .unwrap_or_else(|_| ErrorBody::new(ErrorCode::Internal));
-        Err(Error::Relay { status, body })
     }
 
     /// `GET /keys/backup` (device).
