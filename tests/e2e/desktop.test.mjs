@@ -27,6 +27,8 @@ const ANSWER_TIMEOUT = 60_000;
 
 const TITLE = "Deploy v1.2 to production?";
 const NOTIFY_TITLE = "Rotate the API key now?";
+const FORM_TITLE = "Where should v1.3 go first?";
+const FORM_REASON = "Smoke-test the new queue on staging first";
 const BODY = "CI is green on `main` (build 481).\n\n- 3 migrations\n- rollback: `deploy v1.1`";
 
 /** @type {import("selenium-webdriver").WebDriver | undefined} */
@@ -58,6 +60,9 @@ async function textOf(el) {
 async function screenshot(name) {
   if (!driver) return;
   mkdirSync(ARTIFACTS, { recursive: true });
+  // WebKitWebDriver can return the previous frame on the first capture after a change (the
+  // "before" shot showed the setup screen); a throwaway capture first gives the current one.
+  await driver.takeScreenshot();
   const png = await driver.takeScreenshot();
   writeFileSync(join(ARTIFACTS, name), Buffer.from(png, "base64"));
 }
@@ -159,6 +164,15 @@ function actionIdOf(answer) {
   if (answer && typeof answer === "object") {
     if (typeof answer.actionId === "string") return answer.actionId;
     if (answer.answer && typeof answer.answer.actionId === "string") return answer.answer.actionId;
+  }
+  return undefined;
+}
+
+/** The answer's field values, wherever the CLI's JSON puts them (top level or under `answer`). */
+function valuesOf(answer) {
+  if (answer && typeof answer === "object") {
+    if (answer.values && typeof answer.values === "object") return answer.values;
+    if (answer.answer && typeof answer.answer.values === "object") return answer.answer.values;
   }
   return undefined;
 }
@@ -306,6 +320,66 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
         assert.fail(`herald ask printed no JSON: ${err}\n${result.stdout}`);
       }
       assert.equal(actionIdOf(answer), "approve", `the CLI got the approve action: ${result.stdout}`);
+    });
+
+    await step("a form request is checked beside its fields and answered with typed values", async () => {
+      asking = runHerald(
+        [
+          "ask", "--title", FORM_TITLE,
+          "--field", "env!:choice:Environment:prod,staging",
+          "--field", "why:text:Why",
+        ],
+        { HERALD_URL: relayUrl, HERALD_TOKEN: token },
+      );
+      let exitedEarly = null;
+      asking.done.then((r) => (exitedEarly = r)).catch((e) => (exitedEarly = { error: e }));
+      const item = await driver.wait(
+        async () => {
+          if (exitedEarly) throw new Error(`herald ask exited early: ${JSON.stringify(exitedEarly)}`);
+          return inboxItem(FORM_TITLE);
+        },
+        DELIVERY_TIMEOUT,
+        "the form request never appeared in the inbox",
+      );
+      await item.click();
+      await driver.wait(
+        async () => (await textOf(await find("message-title"))) === FORM_TITLE,
+        UI_TIMEOUT,
+        "the reading pane shows the form request",
+      );
+      await find("field-env");
+      await find("field-why");
+
+      // Submitting without the required choice is stopped in the app, beside the field.
+      await click("answer-submit");
+      const envError = await find("field-error-env");
+      assert.ok((await textOf(envError)).length > 0, "the missing choice is named beside its field");
+      assert.equal((await driver.findElements(byTestId("field-error-why"))).length, 0, "the optional field has no error");
+
+      await click("input-env-staging");
+      await driver.wait(
+        async () => (await driver.findElements(byTestId("field-error-env"))).length === 0,
+        UI_TIMEOUT,
+        "choosing an option clears its error",
+      );
+      await (await find("input-why")).sendKeys(FORM_REASON);
+      await screenshot("desktop-e2e-form.png");
+      await click("answer-submit");
+
+      const summary = await find("answer-summary");
+      const shown = await textOf(summary);
+      assert.ok(shown.includes("staging") && shown.includes(FORM_REASON), `the pane shows the values given: ${shown}`);
+
+      const result = await withDeadline(asking.done, ANSWER_TIMEOUT, "herald ask (form)");
+      assert.equal(result.code, 0, `herald ask exits 0 when answered (stderr: ${result.stderr})`);
+      let answer;
+      try {
+        answer = JSON.parse(result.stdout);
+      } catch (err) {
+        assert.fail(`herald ask printed no JSON: ${err}\n${result.stdout}`);
+      }
+      assert.deepEqual(valuesOf(answer), { env: "staging", why: FORM_REASON }, `the CLI got the typed values: ${result.stdout}`);
+      assert.equal(actionIdOf(answer), undefined, "a form answer carries no action");
     });
 
     await step("a request is answered from its OS notification", async (skip) => {

@@ -1,59 +1,221 @@
-// Form state → answer values. Pure, so it is tested without a window.
+// Form state → typed answer values, and checks before submit. Pure, so it is tested without a
+// window.
+//
+// The person edits a draft per field (text as typed, chosen options, yes/no, Other); `collect`
+// turns the drafts into the answer's JSON values, typed as the backend expects them (numbers as
+// numbers, dates as `YYYY-MM-DD`, date-times as RFC 3339 with an offset, multiselect as an
+// array), and names the fields that are not ready yet with a reason each.
 
+import type { FieldKind } from "./bindings/FieldKind";
 import type { FieldView } from "./bindings/FieldView";
+import { isDate, localOffset, localToRfc3339, rfc3339ToLocal, type OffsetAt } from "./datetime";
 
-/** One field's value while the person edits: text, or the chosen values of a multiselect. */
-export type FieldValue = string | string[];
+/** One field while the person edits it. */
+export interface FieldDraft {
+  /** Text kinds, number and integer as typed, date, date-time (datetime-local), choice value. */
+  text: string;
+  /** Multiselect: the chosen option values, in the order chosen. */
+  chosen: string[];
+  /** Boolean: yes, no, or not answered yet. */
+  bool: boolean | null;
+  /** Choice: Other is picked (instead of `text`); multiselect: Other is ticked. */
+  otherOn: boolean;
+  otherText: string;
+}
 
-export type FormValues = Record<string, FieldValue>;
+export type FormDraft = Record<string, FieldDraft>;
 
-/** Initial values from the fields' defaults (JSON text), falling back to empty. */
-export function initialValues(fields: FieldView[]): FormValues {
-  const values: FormValues = {};
-  for (const field of fields) {
-    const fallback: FieldValue = field.kind === "multiselect" ? [] : "";
-    let value: FieldValue = fallback;
-    if (field.defaultJson !== null) {
-      try {
-        const parsed: unknown = JSON.parse(field.defaultJson);
-        if (field.kind === "multiselect" && Array.isArray(parsed)) {
-          value = parsed.filter((v): v is string => typeof v === "string");
-        } else if (field.kind !== "multiselect" && typeof parsed === "string") {
-          value = parsed;
-        }
-      } catch {
-        value = fallback;
+/** Field id → why it cannot be sent as it is. */
+export type FieldErrors = Record<string, string>;
+
+/** Free text answering Other: at most this many characters (the protocol's limit). */
+export const MAX_OTHER_CHARS = 100;
+/** Any text answer: at most this many characters (the protocol's limit). */
+export const MAX_TEXT_CHARS = 10_000;
+
+/** Shown on fields the desktop cannot answer yet. */
+export const UNSUPPORTED_NOTE =
+  "Answer this field from the Herald CLI for now — encrypted files and secrets arrive in a later version";
+
+/** Secret, file and secret-file answers need encrypted uploads, which come later. */
+export function isUnsupported(kind: FieldKind): boolean {
+  return kind === "secret" || kind === "file" || kind === "secretFile";
+}
+
+/** Length in characters (code points), as the backend counts. */
+export function charCount(s: string): number {
+  return [...s].length;
+}
+
+function emptyDraft(): FieldDraft {
+  return { text: "", chosen: [], bool: null, otherOn: false, otherText: "" };
+}
+
+function parseDefault(json: string | null): unknown {
+  if (json === null) return undefined;
+  try {
+    return JSON.parse(json);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The draft a field starts from: its default value when it has a usable one, else empty. */
+export function initialDraft(field: FieldView): FieldDraft {
+  const draft = emptyDraft();
+  const value = parseDefault(field.defaultJson);
+  const isOption = (v: string) => field.options.some((o) => o.value === v);
+  switch (field.kind) {
+    case "number":
+    case "integer":
+      if (typeof value === "number") draft.text = String(value);
+      break;
+    case "boolean":
+      if (typeof value === "boolean") draft.bool = value;
+      break;
+    case "dateTime":
+      if (typeof value === "string") draft.text = rfc3339ToLocal(value);
+      break;
+    case "choice":
+      if (typeof value === "string") {
+        if (isOption(value)) draft.text = value;
+        else if (field.other) [draft.otherOn, draft.otherText] = [true, value];
       }
-    }
-    values[field.id] = value;
+      break;
+    case "multiselect":
+      if (Array.isArray(value)) {
+        for (const item of value) {
+          if (typeof item !== "string") continue;
+          if (isOption(item)) draft.chosen.push(item);
+          else if (field.other && !draft.otherOn) [draft.otherOn, draft.otherText] = [true, item];
+        }
+      }
+      break;
+    default:
+      if (typeof value === "string" && !isUnsupported(field.kind)) draft.text = value;
   }
-  return values;
+  return draft;
 }
 
-/** Labels of required fields that are still empty. */
-export function missingRequired(fields: FieldView[], values: FormValues): string[] {
-  return fields
-    .filter((f) => f.required)
-    .filter((f) => {
-      const v = values[f.id];
-      return Array.isArray(v) ? v.length === 0 : (v ?? "").trim() === "";
-    })
-    .map((f) => f.label);
+export function initialValues(fields: FieldView[]): FormDraft {
+  return Object.fromEntries(fields.map((f) => [f.id, initialDraft(f)]));
 }
 
-/** The JSON object text sent as `valuesJson`; empty optional fields are left out. */
-export function valuesJson(fields: FieldView[], values: FormValues): string {
-  const out: Record<string, FieldValue> = {};
+/** One field read from its draft: a value to send, nothing (left out), or why not. */
+export type FieldRead = { ok: true; value: unknown } | { ok: false; error: string };
+
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+const INTEGER = /^[+-]?\d+$/;
+
+const ok = (value: unknown): FieldRead => ({ ok: true, value });
+const fail = (error: string): FieldRead => ({ ok: false, error });
+const omitted: FieldRead = { ok: true, value: undefined };
+
+function readOther(text: string): FieldRead {
+  const t = text.trim();
+  if (t === "") return fail("Describe your Other answer");
+  if (charCount(t) > MAX_OTHER_CHARS) return fail(`Other must be at most ${MAX_OTHER_CHARS} characters`);
+  return ok(t);
+}
+
+function readText(field: FieldView, text: string): FieldRead {
+  if (text.trim() === "") return field.required ? fail("This field is required") : omitted;
+  const n = charCount(text);
+  const max = Math.min(field.maxLength ?? MAX_TEXT_CHARS, MAX_TEXT_CHARS);
+  if (field.minLength !== null && n < field.minLength) return fail(`Use at least ${field.minLength} characters`);
+  if (n > max) return fail(`Use at most ${max} characters`);
+  return ok(text);
+}
+
+function readNumber(field: FieldView, text: string): FieldRead {
+  const t = text.trim();
+  if (t === "") return field.required ? fail("This field is required") : omitted;
+  const integer = field.kind === "integer";
+  if (!(integer ? INTEGER : NUMBER).test(t)) return fail(integer ? "Enter a whole number" : "Enter a number");
+  const n = Number(t);
+  if (!Number.isFinite(n) || (integer && !Number.isSafeInteger(n))) return fail("This number is out of range");
+  if (field.minimum !== null && n < field.minimum) return fail(`Must be at least ${field.minimum}`);
+  if (field.maximum !== null && n > field.maximum) return fail(`Must be at most ${field.maximum}`);
+  return ok(n);
+}
+
+/**
+ * The value a field's draft sends, typed for its kind; `undefined` when an optional field is
+ * empty (left out of the answer); an error naming what to fix otherwise.
+ */
+export function readField(field: FieldView, draft: FieldDraft, offsetAt: OffsetAt = localOffset): FieldRead {
+  switch (field.kind) {
+    case "text":
+    case "textarea":
+      return readText(field, draft.text);
+    case "number":
+    case "integer":
+      return readNumber(field, draft.text);
+    case "boolean":
+      if (draft.bool === null) return field.required ? fail("Choose yes or no") : omitted;
+      return ok(draft.bool);
+    case "date": {
+      const t = draft.text.trim();
+      if (t === "") return field.required ? fail("This field is required") : omitted;
+      return isDate(t) ? ok(t) : fail("Enter a date as YYYY-MM-DD");
+    }
+    case "dateTime": {
+      const t = draft.text.trim();
+      if (t === "") return field.required ? fail("This field is required") : omitted;
+      const instant = localToRfc3339(t, offsetAt);
+      return instant ? ok(instant) : fail("Enter a date and a time");
+    }
+    case "choice":
+      if (field.other && draft.otherOn) return readOther(draft.otherText);
+      if (draft.text === "") return field.required ? fail("Choose one option") : omitted;
+      return field.options.some((o) => o.value === draft.text) ? ok(draft.text) : fail("Choose one of the options");
+    case "multiselect": {
+      const values = field.options.map((o) => o.value).filter((v) => draft.chosen.includes(v));
+      if (field.other && draft.otherOn) {
+        const other = readOther(draft.otherText);
+        if (!other.ok) return other;
+        if (!values.includes(other.value as string)) values.push(other.value as string);
+      }
+      if (values.length === 0) return field.required ? fail("Choose at least one option") : omitted;
+      return ok(values);
+    }
+    case "secret":
+    case "file":
+    case "secretFile":
+      return field.required ? fail("This field can only be answered from the Herald CLI for now") : omitted;
+  }
+}
+
+/** The typed answer values and the fields that are not ready, from all drafts. */
+export interface Collected {
+  values: Record<string, unknown>;
+  errors: FieldErrors;
+}
+
+export function collect(fields: FieldView[], drafts: FormDraft, offsetAt: OffsetAt = localOffset): Collected {
+  const values: Record<string, unknown> = {};
+  const errors: FieldErrors = {};
   for (const field of fields) {
-    const v = values[field.id];
-    if (v === undefined) continue;
-    if (Array.isArray(v)) {
-      if (v.length > 0 || field.required) out[field.id] = v;
-    } else if (v.trim() !== "" || field.required) {
-      out[field.id] = v;
-    }
+    const read = readField(field, drafts[field.id] ?? emptyDraft(), offsetAt);
+    if (!read.ok) errors[field.id] = read.error;
+    else if (read.value !== undefined) values[field.id] = read.value;
   }
-  return JSON.stringify(out);
+  return { values, errors };
+}
+
+/** Whether a draft holds anything yet (for the question pager's chips). */
+export function isFilled(field: FieldView, draft: FieldDraft | undefined): boolean {
+  if (!draft) return false;
+  switch (field.kind) {
+    case "boolean":
+      return draft.bool !== null;
+    case "multiselect":
+      return draft.chosen.length > 0 || (draft.otherOn && draft.otherText.trim() !== "");
+    case "choice":
+      return draft.text !== "" || (draft.otherOn && draft.otherText.trim() !== "");
+    default:
+      return draft.text.trim() !== "";
+  }
 }
 
 /** One line of a given answer, for display. */
@@ -78,8 +240,11 @@ export function answerRows(fields: FieldView[], valuesJson: string): AnswerRow[]
   }
   const values = parsed as Record<string, unknown>;
   const show = (field: FieldView | undefined, v: unknown): string => {
-    const labelOf = (x: unknown) =>
-      typeof x === "string" ? (field?.options.find((o) => o.value === x)?.label ?? x) : JSON.stringify(x);
+    const labelOf = (x: unknown) => {
+      if (typeof x === "string") return field?.options.find((o) => o.value === x)?.label ?? x;
+      if (typeof x === "boolean" && field?.kind === "boolean") return x ? "Yes" : "No";
+      return JSON.stringify(x);
+    };
     return Array.isArray(v) ? v.map(labelOf).join(", ") : labelOf(v);
   };
   const rows: AnswerRow[] = [];

@@ -14,6 +14,9 @@ function summary(id: string, createdAt: string, patch: Partial<MessageSummary> =
     expectsAnswer: true,
     unread: true,
     error: null,
+    threadId: id,
+    threadSequence: 0,
+    replyTo: null,
     ...patch,
   };
 }

@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { isTypingTarget, moveCursor, shortcutFor, type KeyPress } from "./shortcuts";
+
+const press = (key: string, extra: Partial<KeyPress> = {}): KeyPress => ({
+  key,
+  ctrlKey: false,
+  metaKey: false,
+  altKey: false,
+  typing: false,
+  onControl: false,
+  inList: false,
+  ...extra,
+});
+
+describe("shortcuts", () => {
+  it("maps keys to commands", () => {
+    expect(shortcutFor(press("j"))).toBe("next");
+    expect(shortcutFor(press("k"))).toBe("prev");
+    expect(shortcutFor(press("ArrowDown"))).toBe("next");
+    expect(shortcutFor(press("ArrowUp", { inList: true, onControl: true }))).toBe("prev");
+    expect(shortcutFor(press("Enter"))).toBe("open");
+    expect(shortcutFor(press("a"))).toBe("approve");
+    expect(shortcutFor(press("r"))).toBe("reject");
+    expect(shortcutFor(press("x"))).toBeNull();
+  });
+  it("ignores keys while typing or with modifiers", () => {
+    expect(shortcutFor(press("a", { typing: true }))).toBeNull();
+    expect(shortcutFor(press("j", { ctrlKey: true }))).toBeNull();
+    expect(shortcutFor(press("r", { metaKey: true }))).toBeNull();
+  });
+  it("leaves Enter and arrows to the control that has focus", () => {
+    expect(shortcutFor(press("Enter", { onControl: true }))).toBeNull();
+    expect(shortcutFor(press("ArrowDown", { onControl: true }))).toBeNull();
+  });
+  it("knows typing targets", () => {
+    const el = (tagName: string, type?: string, isContentEditable = false) => ({
+      tagName,
+      isContentEditable,
+      getAttribute: (n: string) => (n === "type" ? (type ?? null) : null),
+    });
+    expect(isTypingTarget(el("INPUT"))).toBe(true);
+    expect(isTypingTarget(el("INPUT", "number"))).toBe(true);
+    expect(isTypingTarget(el("INPUT", "radio"))).toBe(false);
+    expect(isTypingTarget(el("TEXTAREA"))).toBe(true);
+    expect(isTypingTarget(el("DIV", undefined, true))).toBe(true);
+    expect(isTypingTarget(el("BUTTON"))).toBe(false);
+    expect(isTypingTarget(null)).toBe(false);
+  });
+  it("moves the cursor within the list", () => {
+    const ids = ["a", "b", "c"];
+    expect(moveCursor(ids, null, 1)).toBe("a");
+    expect(moveCursor(ids, null, -1)).toBe("c");
+    expect(moveCursor(ids, "a", 1)).toBe("b");
+    expect(moveCursor(ids, "c", 1)).toBe("c");
+    expect(moveCursor(ids, "a", -1)).toBe("a");
+    expect(moveCursor(ids, "gone", 1)).toBe("a");
+    expect(moveCursor([], "a", 1)).toBeNull();
+  });
+});
