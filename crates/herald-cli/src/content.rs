@@ -163,6 +163,7 @@ pub fn question(spec: &str) -> Result<Question> {
             .map(|o| QuestionOption {
                 label: o.to_owned(),
                 description: None,
+                preview: None,
             })
             .collect(),
         multi_select: multi,

@@ -41,6 +41,10 @@ pub struct QuestionOption {
     pub label: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// Markdown shown while the option is selected (a mockup, a snippet), ≤ 10,000
+    /// characters, as for choice options.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preview: Option<String>,
 }
 
 impl Question {
@@ -53,7 +57,7 @@ impl Question {
                 value: o.label.clone(),
                 label: o.label.clone(),
                 description: o.description.clone(),
-                preview: None,
+                preview: o.preview.clone(),
             })
             .collect();
         let kind = if self.multi_select {

@@ -288,3 +288,32 @@ fn blocks_and_review() {
         serde_json::from_value(json!({"title": "T", "blocks": [{"type": "video"}]}));
     assert!(unknown.is_err(), "an unknown block type does not parse");
 }
+
+#[test]
+fn question_option_previews_carry_over_and_are_bounded() {
+    let mut c = content(json!({"title": "Pick", "questions": [{
+        "question": "Which layout?", "header": "Layout",
+        "options": [{"label": "Grid", "preview": "```\n[][]\n```"}, {"label": "List"}]
+    }]}));
+    assert!(
+        c.validate().is_ok(),
+        "a preview is allowed: {:?}",
+        c.validate()
+    );
+    let fields = c.effective_fields();
+    let FieldKind::Choice { options, .. } = &fields[0].kind else {
+        panic!("a single-choice question becomes a choice field");
+    };
+    assert_eq!(
+        options[0].preview.as_deref(),
+        Some("```\n[][]\n```"),
+        "the preview reaches the field"
+    );
+    c.questions[0].options[0].preview = Some("x".repeat(MAX_PREVIEW_CHARS + 1));
+    let p = paths(c.validate());
+    assert_eq!(p.len(), 1, "one violation: {p:?}");
+    assert!(
+        p[0].starts_with("questions[0].options[0]"),
+        "named where the sender wrote it: {p:?}"
+    );
+}
