@@ -6,12 +6,13 @@
 
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { Builder, By, until } from "selenium-webdriver";
+import { Builder, By, Key, until } from "selenium-webdriver";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const APP = join(ROOT, "target/debug/herald-desktop");
@@ -30,6 +31,65 @@ const NOTIFY_TITLE = "Rotate the API key now?";
 const FORM_TITLE = "Where should v1.3 go first?";
 const FORM_REASON = "Smoke-test the new queue on staging first";
 const BODY = "CI is green on `main` (build 481).\n\n- 3 migrations\n- rollback: `deploy v1.1`";
+const QUESTIONS_TITLE = "Plan the sign-in refactor";
+const OTHER_ANSWER = "Linux desktop";
+const SCHEMA_TITLE = "Configure the release";
+const SCHEMA_NOTES = "Ship after the canary is green.\nRoll back with deploy v1.2.";
+const SCHEMA = {
+  type: "object",
+  required: ["channel"],
+  properties: {
+    channel: { type: "string", enum: ["beta", "stable"] },
+    replicas: { type: "integer", minimum: 1, maximum: 5 },
+    notes: { type: "string", "x-herald-type": "textarea" },
+  },
+};
+const GALLERY_TITLE = "Gallery: every block and field type";
+const FOLLOW_UP_TITLE = "Gallery: a follow-up";
+// The gallery of the demo agent (crates/herald-client/src/demo.rs, `demo_messages()`).
+const GALLERY = {
+  title: GALLERY_TITLE,
+  body: "A tour of what an agent can send. Answer it to see the form at work.",
+  blocks: [
+    {
+      type: "code", language: "python", title: "rollout.py",
+      text: 'def rollout(percent: int) -> None:\n    # staged: 5% → 50% → 100%\n    canary(percent, region="eu-west-1")\n',
+    },
+    {
+      type: "diff", title: "config.toml",
+      text: '--- a/config.toml\n+++ b/config.toml\n@@ -1,3 +1,3 @@\n [deploy]\n-replicas = 2\n+replicas = 3\n region = "eu-west-1"\n',
+    },
+    {
+      type: "json", title: "Health check",
+      text: '{"status":"ok","latencyMs":{"p50":12,"p99":48},"regions":["eu-west-1","us-east-1"]}',
+    },
+    {
+      type: "table", columns: ["Service", "Version", "Status"],
+      rows: [["api", "1.2.0", "healthy"], ["worker", "1.1.9", "degraded"]],
+    },
+    { type: "image", attachmentId: "att_architecture_diagram", alt: "Architecture diagram" },
+  ],
+  fields: [
+    { id: "summary", label: "One-line summary", type: "text", required: true },
+    { id: "notes", label: "Notes", type: "textarea", help: "Markdown is fine." },
+    { id: "budget", label: "Budget (EUR)", type: "number", minimum: 0, maximum: 10000 },
+    { id: "replicas", label: "Replicas", type: "integer", minimum: 1, maximum: 10, default: 3 },
+    { id: "notify", label: "Notify the team", type: "boolean", default: true },
+    { id: "day", label: "Release day", type: "date" },
+    { id: "window", label: "Maintenance window starts", type: "date-time" },
+    {
+      id: "strategy", label: "Strategy", type: "choice", header: "Strategy", other: true,
+      options: [
+        { value: "canary", label: "Canary", description: "Small slice first.", preview: "```text\n5% → 50% → 100%\n```" },
+        { value: "blue-green", label: "Blue-green", description: "Switch all at once." },
+      ],
+    },
+    {
+      id: "regions", label: "Regions", type: "multiselect",
+      options: [{ value: "eu", label: "Europe" }, { value: "us", label: "Americas" }, { value: "ap", label: "Asia-Pacific" }],
+    },
+  ],
+};
 
 /** @type {import("selenium-webdriver").WebDriver | undefined} */
 let driver;
@@ -177,6 +237,41 @@ function valuesOf(answer) {
   return undefined;
 }
 
+/** The CLI's stdout as JSON, failing the test with the output when it is not. */
+function jsonOf(result, what) {
+  try {
+    return JSON.parse(result.stdout);
+  } catch (err) {
+    assert.fail(`${what} printed no JSON: ${err}\n${result.stdout}\n${result.stderr}`);
+  }
+}
+
+/** Waits until the reading pane shows the message titled `title`. */
+async function paneShows(title, what = `the reading pane shows "${title}"`) {
+  await driver.wait(async () => (await textOf(await find("message-title"))) === title, UI_TIMEOUT, what);
+}
+
+/**
+ * Starts `herald ask ARGS` in the background, waits until its request shows up in the inbox
+ * (failing early if the CLI exits first) and opens it. Returns the running CLI.
+ */
+async function askAndOpen(args, title, env) {
+  const asking = runHerald(["ask", "--title", title, ...args], env);
+  let exitedEarly = null;
+  asking.done.then((r) => (exitedEarly = r)).catch((e) => (exitedEarly = { error: e }));
+  const item = await driver.wait(
+    async () => {
+      if (exitedEarly) throw new Error(`herald ask exited early: ${JSON.stringify(exitedEarly)}`);
+      return inboxItem(title);
+    },
+    DELIVERY_TIMEOUT,
+    `"${title}" never appeared in the inbox`,
+  );
+  await item.click();
+  await paneShows(title);
+  return asking;
+}
+
 /** One WebDriver session = one app instance (quitting the session ends the app). */
 function launchApp() {
   return new Builder()
@@ -198,6 +293,8 @@ after(async () => {
 test("onboard, connect an agent, answer its request from the inbox", async () => {
   let asking;
   let recoveryKey;
+  // Files the agent sends (a schema, the gallery's JSON).
+  const scratch = mkdtempSync(join(tmpdir(), "herald-e2e-files-"));
   try {
     await step("first run: embedded relay, recovery key, safety code", async () => {
       const embedded = await find("setup-relay-embedded");
@@ -247,7 +344,17 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       token = (await (await find("connection-token")).getText()).trim();
       assert.match(token, /^hdr_\S+$/, "the token has the hdr_ prefix");
       const envLines = await (await find("connection-env")).getText();
-      assert.ok(envLines.includes("HERALD_TOKEN"), "the shell lines set HERALD_TOKEN");
+      assert.ok(
+        envLines.includes("read -rs HERALD_TOKEN && export HERALD_TOKEN"),
+        `the shell lines read HERALD_TOKEN without echo: ${envLines}`,
+      );
+      assert.ok(!envLines.includes(token), "the token itself is not in the shell lines (it would land in history)");
+      assert.ok(!/HERALD_TOKEN=/.test(envLines), "no HERALD_TOKEN=… assignment is suggested");
+      const tokenFile = await textOf(await find("connection-token-file"));
+      assert.ok(
+        tokenFile.includes("~/.config/herald/token") && tokenFile.includes("0600"),
+        `the token file alternative is named with its mode: ${tokenFile}`,
+      );
       relayUrl = readFileSync(join(DATA_DIR, "relay-url"), "utf8").trim();
       assert.match(relayUrl, /^http:\/\/127\.0\.0\.1:\d+$/, "the app wrote the embedded relay URL for the CLI");
       assert.ok(envLines.includes(`HERALD_URL=${relayUrl}`), "the shell lines name the same relay");
@@ -419,6 +526,136 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       assert.ok((await textOf(await find("answer-summary"))).includes("Rotate"), "showing the answer given");
     });
 
+    await step("a multi-question card is answered with an Other answer", async () => {
+      asking = await askAndOpen(
+        [
+          "--question", "Auth|Which sign-in method?|Passkeys,Magic links",
+          "--question", "Platforms|Which platforms first?|Web,macOS,Android|multi",
+        ],
+        QUESTIONS_TITLE,
+        { HERALD_URL: relayUrl, HERALD_TOKEN: token },
+      );
+      const form = await find("answer-form");
+      assert.equal(await form.getAttribute("data-source"), "questions", "questions are shown as a card");
+      assert.equal(await textOf(await find("question-step")), "Question 1 of 2");
+      assert.equal(await textOf(await find("question-chip-1")), "Auth", "the chips carry the headers");
+      assert.equal(await textOf(await find("question-chip-2")), "Platforms");
+
+      await click("input-q1-Passkeys");
+      await click("question-next");
+      await driver.wait(
+        async () => (await textOf(await find("question-step"))) === "Question 2 of 2",
+        UI_TIMEOUT,
+        "Next moves to the second question",
+      );
+      await click("input-q2-Web");
+      await click("other-q2");
+      await (await find("other-text-q2")).sendKeys(OTHER_ANSWER);
+      await click("answer-submit");
+
+      const shown = await textOf(await find("answer-summary"));
+      assert.ok(shown.includes("Passkeys") && shown.includes(OTHER_ANSWER), `the pane shows the answers given: ${shown}`);
+
+      const result = await withDeadline(asking.done, ANSWER_TIMEOUT, "herald ask (questions)");
+      assert.equal(result.code, 0, `herald ask exits 0 when answered (stderr: ${result.stderr})`);
+      const answer = jsonOf(result, "herald ask (questions)");
+      // A multiselect's Other is one more item of its array; questionAnswers joins them.
+      assert.deepEqual(valuesOf(answer), { q1: "Passkeys", q2: ["Web", OTHER_ANSWER] }, `the values: ${result.stdout}`);
+      assert.deepEqual(
+        answer.questionAnswers,
+        { "Which sign-in method?": "Passkeys", "Which platforms first?": `Web, ${OTHER_ANSWER}` },
+        `the CLI maps the answers back by question text: ${result.stdout}`,
+      );
+    });
+
+    await step("a JSON Schema form is answered with typed values", async () => {
+      const schemaFile = join(scratch, "release.schema.json");
+      writeFileSync(schemaFile, JSON.stringify(SCHEMA));
+      asking = await askAndOpen(["--schema", schemaFile], SCHEMA_TITLE, { HERALD_URL: relayUrl, HERALD_TOKEN: token });
+      const form = await find("answer-form");
+      assert.equal(await form.getAttribute("data-source"), "schema", "the schema is one form");
+      assert.equal(await (await find("field-channel")).getAttribute("data-kind"), "choice", "a string enum is a choice");
+      assert.equal(await (await find("field-replicas")).getAttribute("data-kind"), "integer");
+      assert.equal(await (await find("field-notes")).getAttribute("data-kind"), "textarea", "x-herald-type picks the textarea");
+
+      await click("input-channel-stable");
+      await (await find("input-replicas")).sendKeys("3");
+      // A newline in sendKeys' text is dropped by WebKitWebDriver; the Enter key types one.
+      await (await find("input-notes")).sendKeys(...SCHEMA_NOTES.split("\n").flatMap((line, i) => (i ? [Key.ENTER, line] : [line])));
+      await click("answer-submit");
+      const shown = await textOf(await find("answer-summary"));
+      assert.ok(shown.includes("stable") && shown.includes("3"), `the pane shows the values given: ${shown}`);
+
+      const result = await withDeadline(asking.done, ANSWER_TIMEOUT, "herald ask (schema)");
+      assert.equal(result.code, 0, `herald ask exits 0 when answered (stderr: ${result.stderr})`);
+      const values = valuesOf(jsonOf(result, "herald ask (schema)"));
+      assert.deepEqual(values, { channel: "stable", replicas: 3, notes: SCHEMA_NOTES }, `typed values: ${result.stdout}`);
+      assert.equal(typeof values.replicas, "number", "the integer is a JSON number");
+    });
+
+    await step("the gallery shows every block, and its follow-up shows the conversation", async () => {
+      const env = { HERALD_URL: relayUrl, HERALD_TOKEN: token };
+      const galleryFile = join(scratch, "gallery.json");
+      writeFileSync(galleryFile, JSON.stringify(GALLERY));
+      const sent = await withDeadline(runHerald(["send", "--json", galleryFile], env).done, ANSWER_TIMEOUT, "herald send (gallery)");
+      assert.equal(sent.code, 0, `herald send exits 0 (stderr: ${sent.stderr})`);
+      const galleryId = jsonOf(sent, "herald send (gallery)").id;
+      assert.match(galleryId, /^msg_/, "send prints the message id");
+      const replied = await withDeadline(
+        runHerald(["send", "--title", FOLLOW_UP_TITLE, "--body", "The diagram follows.", "--reply-to", galleryId], env).done,
+        ANSWER_TIMEOUT,
+        "herald send (follow-up)",
+      );
+      assert.equal(replied.code, 0, `the reply is sent (stderr: ${replied.stderr})`);
+      const followUpId = jsonOf(replied, "herald send (follow-up)").id;
+
+      // The reply is marked in the list; the first message is not.
+      const followUp = await driver.wait(() => inboxItem(FOLLOW_UP_TITLE), DELIVERY_TIMEOUT, "the follow-up never arrived");
+      assert.equal((await followUp.findElements(byTestId("inbox-item-reply"))).length, 1, "a reply has the ↳ reply marker");
+      const gallery = await driver.wait(() => inboxItem(GALLERY_TITLE), DELIVERY_TIMEOUT, "the gallery never arrived");
+      assert.equal((await gallery.findElements(byTestId("inbox-item-reply"))).length, 0, "a first message has none");
+
+      // The follow-up shows its conversation above it; a click opens the earlier message.
+      await followUp.click();
+      await paneShows(FOLLOW_UP_TITLE);
+      const thread = await find("thread");
+      assert.equal(await thread.getAttribute("data-count"), "2", "the conversation holds both messages");
+      const rows = await thread.findElements(By.css('[data-testid^="thread-item-"]'));
+      const order = await Promise.all(rows.map((r) => r.getAttribute("data-testid")));
+      assert.deepEqual(order, [`thread-item-${galleryId}`, `thread-item-${followUpId}`], "oldest first");
+      assert.equal(await (await find(`thread-item-${followUpId}`)).getAttribute("data-current"), "true", "the open one is highlighted");
+      await click(`thread-item-${galleryId}`);
+      await paneShows(GALLERY_TITLE, "a click on a conversation row opens that message");
+      assert.equal(
+        await (await find(`thread-item-${galleryId}`)).getAttribute("data-current"),
+        "true",
+        "the gallery shows the same conversation, itself highlighted",
+      );
+
+      const kinds = [];
+      for (let i = 0; i < GALLERY.blocks.length; i++) kinds.push(await (await find(`block-${i}`)).getAttribute("data-kind"));
+      assert.deepEqual(kinds, ["code", "diff", "json", "table", "image"], "every block renders, in order");
+      assert.ok((await textOf(await find("block-0"))).includes("canary(percent"), "the code is shown");
+      const diff = await find("block-1");
+      assert.ok((await diff.findElements(By.css(".diff-added"))).length >= 1, "the diff has added rows");
+      assert.ok((await diff.findElements(By.css(".diff-removed"))).length >= 1, "and removed rows");
+      assert.ok((await textOf(diff)).includes("replicas = 3"), "with the new line's text");
+      assert.ok((await textOf(await find("block-2"))).includes("latencyMs"), "the JSON is shown");
+      const cells = await Promise.all(
+        (await (await find("block-3")).findElements(By.css("table.data-table th, table.data-table td"))).map(textOf),
+      );
+      assert.deepEqual(
+        cells,
+        ["Service", "Version", "Status", "api", "1.2.0", "healthy", "worker", "1.1.9", "degraded"],
+        "the table shows its header and cells",
+      );
+      assert.ok((await textOf(await find("block-4"))).length > 0, "the image block shows its placeholder");
+      await driver.executeScript("arguments[0].scrollIntoView({block: 'start'});", await find("thread"));
+      await screenshot("desktop-e2e-gallery.png");
+      await driver.executeScript("arguments[0].scrollIntoView({block: 'start'});", await find("block-2"));
+      await screenshot("desktop-e2e-gallery-table.png");
+    });
+
     await step("the saved recovery key checks out in Settings", async () => {
       await click("nav-settings");
       const safety = await textOf(await find("settings-safety-code"));
@@ -449,10 +686,58 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       const item = await driver.wait(() => inboxItem(TITLE), UI_TIMEOUT, "the request is cached");
       assert.equal(await item.getAttribute("data-status"), "answered", "and shows as answered");
     });
+
+    await step("a revoked connection's token stops working at once", async () => {
+      await click("nav-connections");
+      const item = await driver.wait(
+        async () => {
+          for (const el of await driver.findElements(byTestId("connection-item"))) {
+            if ((await textOf(el)).includes("ci-agent")) return el;
+          }
+          return false;
+        },
+        UI_TIMEOUT,
+        "ci-agent is not listed",
+      );
+      const id = await item.getAttribute("data-connection-id");
+
+      // Cancel leaves it alone.
+      await click(`connection-revoke-${id}`);
+      const prompt = await textOf(await (await find("connection-revoke-prompt")).findElement(By.css("p")));
+      assert.equal(
+        prompt,
+        "Revoke ci-agent? Its token stops working at once; agents using it can no longer send or read answers.",
+        "the confirmation names the connection and the consequence",
+      );
+      await click("connection-revoke-cancel");
+      assert.equal((await driver.findElements(byTestId("connection-revoke-prompt"))).length, 0, "Cancel closes the prompt");
+
+      await click(`connection-revoke-${id}`);
+      await find("connection-revoke-prompt");
+      await screenshot("desktop-e2e-revoke.png");
+      await click("connection-revoke-confirm");
+      await driver.wait(
+        async () => {
+          await failOnErrorCard("connection-error");
+          return (await driver.findElements(By.css(`[data-testid="connection-item"][data-connection-id="${id}"]`))).length === 0;
+        },
+        UI_TIMEOUT,
+        "the revoked connection left the list",
+      );
+
+      const refused = await withDeadline(
+        runHerald(["send", "--title", "x"], { HERALD_URL: relayUrl, HERALD_TOKEN: token }).done,
+        ANSWER_TIMEOUT,
+        "herald send (revoked)",
+      );
+      assert.equal(refused.code, 1, `herald send with a revoked token exits 1 (stdout: ${refused.stdout})`);
+      assert.match(refused.stderr, /unauthorized/, "and says unauthorized");
+    });
   } catch (err) {
     await screenshot("desktop-e2e-failure.png").catch(() => undefined);
     throw err;
   } finally {
     if (asking && asking.child.exitCode === null) asking.child.kill("SIGTERM");
+    rmSync(scratch, { recursive: true, force: true });
   }
 });

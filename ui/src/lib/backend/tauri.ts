@@ -76,12 +76,22 @@ export function createConnection(name: string): Promise<NewConnection> {
   return call<NewConnection>("create_connection", { name });
 }
 
+/** Revokes a connection: the relay refuses its token from the next request on (errors: not_found). */
+export function revokeConnection(id: string): Promise<void> {
+  return call<void>("revoke_connection", { id });
+}
+
 export function inbox(): Promise<MessageSummary[]> {
   return call<MessageSummary[]>("inbox");
 }
 
 export function message(id: string): Promise<MessageView> {
   return call<MessageView>("message", { id });
+}
+
+/** The conversation the message belongs to, oldest first (the message itself included). */
+export function thread(id: string): Promise<MessageSummary[]> {
+  return call<MessageSummary[]>("thread", { id });
 }
 
 export function markRead(id: string): Promise<void> {
