@@ -1,9 +1,12 @@
 import { defineConfig } from "vitest/config";
 import { svelte } from "@sveltejs/vite-plugin-svelte";
+import { svelteTesting } from "@testing-library/svelte/vite";
 
 // Plain SPA built into ui/dist, which tauri.conf.json embeds (frontendDist).
 export default defineConfig({
-  plugins: [svelte()],
+  // svelteTesting() acts only under Vitest: it resolves Svelte's browser build (components can
+  // mount) and unmounts what a test rendered after each test.
+  plugins: [svelte(), svelteTesting()],
   clearScreen: false,
   server: { port: 5173, strictPort: true },
   build: {
@@ -15,6 +18,8 @@ export default defineConfig({
     assetsInlineLimit: 0,
   },
   test: {
+    // Logic tests run in Node; component tests (src/lib/components/*.test.ts) opt into jsdom
+    // with a `// @vitest-environment jsdom` first line.
     include: ["src/**/*.test.ts"],
   },
 });

@@ -1,0 +1,155 @@
+// Fixtures and a fake backend for the component tests (*.test.ts beside this file). The real
+// backend module imports @tauri-apps, which never loads in tests: each component test replaces
+// it with `vi.mock("../backend/tauri", async () => (await import("./test-fixtures")).fakeBackend())`.
+
+import { vi } from "vitest";
+import type * as Backend from "../backend/tauri";
+import type { BlockView } from "../bindings/BlockView";
+import type { ConnectionView } from "../bindings/ConnectionView";
+import type { FieldView } from "../bindings/FieldView";
+import type { MessageSummary } from "../bindings/MessageSummary";
+import type { MessageView } from "../bindings/MessageView";
+import type { UiError } from "../bindings/UiError";
+
+/** Stand-in for the backend's error class (same shape: a stable `code`). */
+class FakeBackendError extends Error implements UiError {
+  readonly code: string;
+  constructor(err: UiError) {
+    super(err.message);
+    this.name = "BackendError";
+    this.code = err.code;
+  }
+}
+
+/** Every command a component under test may call, as a mock that must be told what to return. */
+export function fakeBackend() {
+  const unexpected = (name: string) => () => Promise.reject(new Error(`unexpected backend call: ${name}`));
+  return {
+    CORE_EVENT: "herald://event",
+    OPEN_MESSAGE_EVENT: "herald://open-message",
+    BackendError: FakeBackendError,
+    toBackendError: vi.fn(),
+    setupState: vi.fn(unexpected("setupState")),
+    createAccount: vi.fn(unexpected("createAccount")),
+    listConnections: vi.fn<typeof Backend.listConnections>(unexpected("listConnections")),
+    createConnection: vi.fn<typeof Backend.createConnection>(unexpected("createConnection")),
+    revokeConnection: vi.fn<typeof Backend.revokeConnection>(unexpected("revokeConnection")),
+    inbox: vi.fn<typeof Backend.inbox>(() => Promise.resolve([])),
+    message: vi.fn<typeof Backend.message>(unexpected("message")),
+    thread: vi.fn<typeof Backend.thread>(() => Promise.resolve([])),
+    markRead: vi.fn<typeof Backend.markRead>(() => Promise.resolve()),
+    answer: vi.fn<typeof Backend.answer>(unexpected("answer")),
+    checkRecoveryKey: vi.fn(unexpected("checkRecoveryKey")),
+    syncState: vi.fn(() => Promise.resolve(null)),
+    openExternal: vi.fn<typeof Backend.openExternal>(() => Promise.resolve()),
+    onCoreEvent: vi.fn(() => Promise.resolve(() => {})),
+    onOpenMessage: vi.fn(() => Promise.resolve(() => {})),
+  } satisfies Record<keyof typeof Backend, unknown>;
+}
+
+export function summary(patch: Partial<MessageSummary> = {}): MessageSummary {
+  return {
+    id: "msg-1",
+    revision: 1,
+    title: "Deploy to production?",
+    senderName: "deploy-bot",
+    createdAt: "2026-03-01T10:00:00Z",
+    expiresAt: null,
+    status: "pending",
+    expectsAnswer: true,
+    unread: false,
+    error: null,
+    threadId: patch.id ?? "msg-1",
+    threadSequence: 0,
+    replyTo: null,
+    ...patch,
+  };
+}
+
+export function field(patch: Partial<FieldView> & Pick<FieldView, "id" | "kind">): FieldView {
+  return {
+    label: patch.id,
+    required: false,
+    help: null,
+    options: [],
+    defaultJson: null,
+    header: null,
+    other: false,
+    minimum: null,
+    maximum: null,
+    minLength: null,
+    maxLength: null,
+    ...patch,
+  };
+}
+
+function option(value: string, label: string) {
+  return { value, label, description: null, previewHtml: null };
+}
+
+export function messageView(patch: Partial<MessageView> = {}): MessageView {
+  return {
+    summary: summary(),
+    bodyHtml: "<p>Please look this over.</p>",
+    bodyMarkdown: "Please look this over.",
+    actions: [],
+    fields: [],
+    formSource: "none",
+    blocks: [],
+    requiresReview: false,
+    answer: null,
+    ...patch,
+  };
+}
+
+/** One field of each kind the form test fills: only the text field is required. */
+export const FORM_FIELDS: FieldView[] = [
+  field({ id: "reason", kind: "text", label: "Reason", required: true }),
+  field({ id: "replicas", kind: "integer", label: "Replicas", minimum: 1, maximum: 5 }),
+  field({ id: "notify", kind: "boolean", label: "Notify the team" }),
+  field({
+    id: "region",
+    kind: "choice",
+    label: "Region",
+    other: true,
+    options: [option("eu", "Europe"), option("us", "United States")],
+  }),
+  field({
+    id: "checks",
+    kind: "multiselect",
+    label: "Checks",
+    options: [option("lint", "Lint"), option("unit", "Unit tests"), option("e2e", "End-to-end")],
+  }),
+];
+
+export const formMessage = (patch: Partial<MessageView> = {}): MessageView =>
+  messageView({ fields: FORM_FIELDS, formSource: "fields", ...patch });
+
+export const actionMessage = (patch: Partial<MessageView> = {}): MessageView =>
+  messageView({
+    actions: [
+      { id: "approve", label: "Approve" },
+      { id: "reject", label: "Reject" },
+    ],
+    ...patch,
+  });
+
+/** A diff block as herald-render shapes it (one `tr` per line, classed by kind). */
+export const DIFF_BLOCK: BlockView = {
+  kind: "diff",
+  title: "src/config.rs",
+  language: null,
+  requiresReview: true,
+  html:
+    '<table class="diff"><tbody>\n' +
+    '<tr class="diff-hunk"><td class="diff-ln"></td><td class="diff-ln"></td><td class="diff-text">@@ -1,2 +1,2 @@</td></tr>\n' +
+    '<tr class="diff-removed"><td class="diff-ln">1</td><td class="diff-ln"></td><td class="diff-text">-replicas = 2</td></tr>\n' +
+    '<tr class="diff-added"><td class="diff-ln"></td><td class="diff-ln">1</td><td class="diff-text">+replicas = 3</td></tr>\n' +
+    '<tr class="diff-context"><td class="diff-ln">2</td><td class="diff-ln">2</td><td class="diff-text"> region = "eu"</td></tr>\n' +
+    "</tbody></table>\n",
+};
+
+export const CONNECTIONS: ConnectionView[] = [
+  { id: "conn-1", name: "deploy-bot", createdAt: "2026-02-01T09:00:00Z" },
+  { id: "conn-2", name: "ci-agent", createdAt: "2026-02-02T09:00:00Z" },
+];
