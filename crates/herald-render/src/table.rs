@@ -1,7 +1,7 @@
 //! Table and JSON blocks. A table block is data, not Markdown: every cell is escaped text in a
 //! `<table class="data-table">`, with a header row from the columns. A JSON block is
-//! pretty-printed (two-space indent) and highlighted as JSON, so nested data reads at a glance;
-//! text that is not JSON is shown as it is.
+//! pretty-printed (two-space indent, keys in the sender's order) and highlighted as JSON, so
+//! nested data reads at a glance; text that is not JSON is shown as it is.
 
 use crate::sanitize::{self, escape_html};
 
@@ -32,13 +32,12 @@ pub fn table_to_html(columns: &[String], rows: &[Vec<String>]) -> String {
 /// Pretty-prints JSON text and highlights it (see [`crate::code_to_html`]); text that does not
 /// parse is shown unchanged, as plain code.
 pub fn json_to_html(text: &str) -> String {
-    match serde_json::from_str::<serde_json::Value>(text) {
-        Ok(value) => {
-            let pretty = serde_json::to_string_pretty(&value).unwrap_or_else(|_| text.to_owned());
-            crate::code_to_html(&pretty, Some("json"))
-        }
-        Err(_) => crate::code_to_html(text, None),
+    // serde_json checks it is JSON; jsonxf re-indents it without reordering keys.
+    if serde_json::from_str::<serde_json::Value>(text).is_err() {
+        return crate::code_to_html(text, None);
     }
+    let pretty = jsonxf::pretty_print(text).unwrap_or_else(|_| text.to_owned());
+    crate::code_to_html(pretty.trim_end(), Some("json"))
 }
 
 #[cfg(test)]
@@ -74,6 +73,11 @@ mod tests {
     fn json_is_pretty_printed() {
         let html = json_to_html(r#"{"a":[1,2]}"#);
         assert!(html.contains('\n'), "indented over several lines: {html}");
+        let html = json_to_html(r#"{"zeta":1,"alpha":2}"#);
+        assert!(
+            html.find("zeta") < html.find("alpha"),
+            "keys keep the sender's order: {html}"
+        );
         assert!(
             json_to_html("not json {").contains("not json {"),
             "non-JSON shown as is"
