@@ -65,6 +65,28 @@ pub fn base(args: &ContentArgs) -> Result<MessageContent> {
     Ok(content)
 }
 
+/// Refuses what this version cannot deliver, whichever way it was written (flags or
+/// `--json`): secret and file fields, and image blocks, need encrypted files and secret
+/// delivery.
+pub fn check_supported(content: &MessageContent) -> Result<()> {
+    if let Some(f) = content.effective_fields().iter().find(|f| {
+        matches!(
+            f.kind,
+            FieldKind::Secret | FieldKind::File { .. } | FieldKind::SecretFile
+        )
+    }) {
+        bail!(
+            "field {:?} is a {} field: secrets and files need encrypted delivery, which this version of herald does not have yet",
+            f.id,
+            f.kind.type_name()
+        );
+    }
+    if content.blocks.iter().any(|b| matches!(b, Block::Image(_))) {
+        bail!("image blocks need encrypted attachments, which this version of herald does not have yet");
+    }
+    Ok(())
+}
+
 /// `ID:LABEL` → an action whose answer is `{}`.
 pub fn action(spec: &str) -> Result<Action> {
     let Some((id, label)) = spec.split_once(':') else {

@@ -12,7 +12,7 @@ use crate::args::{
     ConnectionArgs, ConnectionCommand, DataDirArgs, DeviceArgs, DeviceCommand, InboxArgs,
     InboxCommand,
 };
-use crate::terminal::{inert, line};
+use crate::terminal::line;
 use crate::{config, exit};
 
 fn open(dir: &DataDirArgs, name: Option<String>) -> Result<Core> {
@@ -46,11 +46,13 @@ pub async fn device(args: DeviceArgs) -> Result<ExitCode> {
         DeviceCommand::Init { dir, relay, name } => {
             let core = open(&dir, name)?;
             let result = core.create_account(&relay).await?;
-            println!("Account:      {}", result.account_id);
-            println!("Safety code:  {}", result.safety_code);
-            println!();
-            println!("Recovery key: {}", result.recovery_key);
-            println!("Write the recovery key down and keep it safe: it is shown only this once.");
+            crate::out!("Account:      {}", result.account_id);
+            crate::out!("Safety code:  {}", result.safety_code);
+            crate::out!("");
+            crate::out!("Recovery key: {}", result.recovery_key);
+            crate::out!(
+                "Write the recovery key down and keep it safe: it is shown only this once."
+            );
             Ok(exit::OK.into())
         }
     }
@@ -59,14 +61,14 @@ pub async fn device(args: DeviceArgs) -> Result<ExitCode> {
 /// `herald whoami`.
 pub async fn whoami(dir: DataDirArgs) -> Result<ExitCode> {
     let s = ready(&dir)?.setup_state();
-    println!("Account:      {}", s.account_id.unwrap_or_default());
-    println!(
+    crate::out!("Account:      {}", s.account_id.unwrap_or_default());
+    crate::out!(
         "Device:       {} ({})",
         s.device_name.unwrap_or_default(),
         s.device_id.unwrap_or_default()
     );
-    println!("Relay:        {}", s.relay_url.unwrap_or_default());
-    println!("Safety code:  {}", s.safety_code.unwrap_or_default());
+    crate::out!("Relay:        {}", s.relay_url.unwrap_or_default());
+    crate::out!("Safety code:  {}", s.safety_code.unwrap_or_default());
     Ok(exit::OK.into())
 }
 
@@ -75,7 +77,7 @@ pub async fn connection(args: ConnectionArgs) -> Result<ExitCode> {
     match args.command {
         ConnectionCommand::Create { dir, name } => {
             let created = ready(&dir)?.create_connection(&name).await?;
-            println!("{}", created.token);
+            crate::out!("{}", created.token);
             eprintln!(
                 "Connection {:?} created ({}). The token above is shown once.",
                 created.name, created.id
@@ -91,7 +93,7 @@ pub async fn connection(args: ConnectionArgs) -> Result<ExitCode> {
         }
         ConnectionCommand::List { dir } => {
             for c in ready(&dir)?.list_connections().await? {
-                println!("{}  {}  {}", c.id, c.created_at, line(&c.name));
+                crate::out!("{}  {}  {}", c.id, c.created_at, line(&c.name));
             }
         }
     }
@@ -106,12 +108,12 @@ pub async fn inbox(args: InboxArgs) -> Result<ExitCode> {
             core.sync_once().await?;
             let list = core.inbox().await?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&list)?);
+                crate::out!("{}", serde_json::to_string_pretty(&list)?);
             } else if list.is_empty() {
-                println!("The inbox is empty.");
+                crate::out!("The inbox is empty.");
             } else {
                 for m in list {
-                    println!(
+                    crate::out!(
                         "{}  {:<9}  {}  {}  {}",
                         m.id,
                         format!("{:?}", m.status).to_lowercase(),
@@ -128,49 +130,9 @@ pub async fn inbox(args: InboxArgs) -> Result<ExitCode> {
             let view = core.message(&id).await?;
             core.mark_read(&id).await?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&view)?);
+                crate::out!("{}", serde_json::to_string_pretty(&view)?);
             } else {
-                let s = &view.summary;
-                println!(
-                    "{}\nFrom: {}   {}   {}",
-                    line(&s.title),
-                    line(&s.sender_name),
-                    s.created_at,
-                    format!("{:?}", s.status).to_lowercase()
-                );
-                if let Some(e) = &s.error {
-                    println!("\n⚠ {}", line(e));
-                }
-                println!("\n{}", inert(&view.body_markdown, true));
-                for f in &view.fields {
-                    let opts: Vec<_> = f.options.iter().map(|o| line(&o.value)).collect();
-                    println!(
-                        "[field] {}{}: {} ({:?}{})",
-                        line(&f.id),
-                        if f.required { "*" } else { "" },
-                        line(&f.label),
-                        f.kind,
-                        if opts.is_empty() {
-                            String::new()
-                        } else {
-                            format!(": {}", opts.join(", "))
-                        }
-                    );
-                }
-                for a in &view.actions {
-                    println!("[action] {}: {}", line(&a.id), line(&a.label));
-                }
-                if let Some(a) = &view.answer {
-                    println!(
-                        "\nAnswered {}: {}{}",
-                        a.answered_at,
-                        a.action_id
-                            .as_deref()
-                            .map(|x| format!("action {} ", line(x)))
-                            .unwrap_or_default(),
-                        a.values_json
-                    );
-                }
+                crate::show::print_message(&view);
             }
         }
         InboxCommand::Answer {
@@ -184,6 +146,10 @@ pub async fn inbox(args: InboxArgs) -> Result<ExitCode> {
             }
             let core = ready(&dir)?;
             core.sync_once().await?;
+            let current = core.message(&id).await?;
+            if current.requires_review && current.summary.unread {
+                bail!("the sender asks you to read this request in full first: run `herald inbox show {id}`, then answer");
+            }
             let view = core
                 .answer(
                     &id,
@@ -193,7 +159,7 @@ pub async fn inbox(args: InboxArgs) -> Result<ExitCode> {
                     },
                 )
                 .await?;
-            println!("Answered: {}", line(&view.summary.title));
+            crate::out!("Answered: {}", line(&view.summary.title));
         }
     }
     Ok(exit::OK.into())

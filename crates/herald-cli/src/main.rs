@@ -7,6 +7,7 @@ mod content;
 mod device;
 mod exit;
 mod send;
+mod show;
 mod terminal;
 
 use clap::Parser;

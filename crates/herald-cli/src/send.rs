@@ -34,7 +34,7 @@ fn options(args: &crate::args::ContentArgs) -> Result<SendOptions> {
 }
 
 fn print_json(value: &serde_json::Value) {
-    println!(
+    crate::out!(
         "{}",
         serde_json::to_string_pretty(value).unwrap_or_default()
     );
@@ -43,6 +43,10 @@ fn print_json(value: &serde_json::Value) {
 /// `herald send`: prints `{id, revision, status, createdAt}`.
 pub async fn send(args: SendArgs) -> Result<ExitCode> {
     let message = content::base(&args.content)?;
+    content::check_supported(&message)?;
+    if message.expects_answer() {
+        anyhow::bail!("this content asks for an answer (a form, questions or actions): send it with `herald ask`");
+    }
     let record = client(&args.agent)?
         .send(&message, options(&args.content)?)
         .await?;
@@ -69,6 +73,7 @@ pub async fn ask(args: AskArgs) -> Result<ExitCode> {
     if let Some(path) = &args.schema {
         message.schema = Some(content::schema(path)?);
     }
+    content::check_supported(&message)?;
     if !message.expects_answer() {
         anyhow::bail!(
             "a request needs at least one --action, --field, --question or --schema (use `herald send` for a message)"

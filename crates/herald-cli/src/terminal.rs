@@ -24,6 +24,21 @@ pub fn inert(text: &str, multiline: bool) -> String {
     out
 }
 
+/// Like `println!`, but a closed pipe (`herald inbox list | head`) ends the program quietly
+/// instead of panicking.
+#[macro_export]
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = writeln!(std::io::stdout().lock(), $($arg)*) {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                std::process::exit(0);
+            }
+            panic!("cannot write to stdout: {e}");
+        }
+    }};
+}
+
 /// Single-line form of [`inert`].
 pub fn line(text: &str) -> String {
     inert(text, false)

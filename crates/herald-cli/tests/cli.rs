@@ -41,7 +41,7 @@ fn ask_is_answered_from_the_terminal_device_and_printed_as_json() {
         "show prints the decrypted body: {shown}"
     );
     assert!(
-        shown.contains("[action] approve: Approve"),
+        shown.contains("[approve] Approve"),
         "show lists actions: {shown}"
     );
 

@@ -84,6 +84,35 @@ fn schema_forms_blocks_and_json_content() {
         .as_str()
         .unwrap()
         .to_owned();
+    let unread = run(herald(s.home.path()).args([
+        "inbox",
+        "answer",
+        &id,
+        "--json",
+        r#"{"channel":"beta","replicas":2}"#,
+    ]));
+    assert_eq!(
+        unread.status.code(),
+        Some(1),
+        "a request that asks for review is shown before it is answered"
+    );
+    assert!(
+        String::from_utf8_lossy(&unread.stderr).contains("inbox show"),
+        "says how"
+    );
+    let shown = ok_stdout(herald(s.home.path()).args(["inbox", "show", &id]));
+    assert!(
+        shown.contains("+new") && shown.contains("-old"),
+        "the diff block is printed: {shown}"
+    );
+    assert!(
+        shown.contains("read all of this"),
+        "the review request is printed: {shown}"
+    );
+    assert!(
+        shown.contains("• beta") && shown.contains("• stable"),
+        "choices are listed: {shown}"
+    );
     let view: serde_json::Value = serde_json::from_str(&ok_stdout(
         herald(s.home.path()).args(["inbox", "show", &id, "--json"]),
     ))
@@ -145,6 +174,31 @@ fn schema_forms_blocks_and_json_content() {
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("pattern"),
         "names the keyword"
+    );
+
+    // `send` never asks; secrets and files are refused until encrypted delivery exists.
+    let asks = dir.path().join("asks.json");
+    std::fs::write(
+        &asks,
+        r#"{"title":"Asks","fields":[{"id":"a","label":"A","type":"text"}]}"#,
+    )
+    .unwrap();
+    let out = run(agent(&s).args(["send", "--json"]).arg(&asks));
+    assert_eq!(out.status.code(), Some(1), "send refuses content that asks");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("herald ask"),
+        "points to ask"
+    );
+    std::fs::write(
+        &asks,
+        r#"{"title":"Secret","fields":[{"id":"t","label":"T","type":"secret"}]}"#,
+    )
+    .unwrap();
+    let out = run(agent(&s).args(["ask", "--json"]).arg(&asks));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "secret fields are refused for now, also through --json"
     );
 
     // --json gives the whole content; --title overrides it.

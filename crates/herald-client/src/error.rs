@@ -19,7 +19,7 @@ pub enum Error {
     #[error("{0}")]
     InvalidInput(String),
     /// Content or an answer fails validation against the published limits.
-    #[error("invalid content: {}", .0.iter().map(|v| v.to_string()).collect::<Vec<_>>().join("; "))]
+    #[error("validation failed: {}", .0.iter().map(|v| v.to_string()).collect::<Vec<_>>().join("; "))]
     Validation(Vec<herald_protocol::content::Violation>),
     /// The relay answered with an error body.
     #[error("relay refused (HTTP {status}): {body}")]

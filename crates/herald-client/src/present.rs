@@ -131,6 +131,7 @@ fn block_view(b: &Block) -> BlockView {
         title: t.title.clone(),
         language: Some(t.language().to_owned()),
         html,
+        text: t.text.clone(),
         requires_review: t.requires_review,
     };
     match b {
@@ -146,6 +147,11 @@ fn block_view(b: &Block) -> BlockView {
             title: None,
             language: None,
             html: herald_render::table_to_html(&t.columns, &t.rows),
+            text: std::iter::once(&t.columns)
+                .chain(&t.rows)
+                .map(|row| row.join("\t"))
+                .collect::<Vec<_>>()
+                .join("\n"),
             requires_review: t.requires_review,
         },
         Block::Image(i) => BlockView {
@@ -157,6 +163,7 @@ fn block_view(b: &Block) -> BlockView {
                 "![{}](attachment)",
                 i.alt.replace(['[', ']'], "")
             )),
+            text: format!("[image: {}]", i.alt),
             requires_review: i.requires_review,
         },
     }

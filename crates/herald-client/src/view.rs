@@ -268,6 +268,10 @@ pub struct BlockView {
     pub language: Option<String>,
     /// Safe to insert as innerHTML.
     pub html: String,
+    /// Plain text for terminals (`herald inbox show`): the code, diff or JSON as sent, a table
+    /// as tab-separated lines, an image as `[image: alt]`. Untrusted: escape control
+    /// characters before printing.
+    pub text: String,
     pub requires_review: bool,
 }
 

@@ -5,7 +5,7 @@ const ids = ["budget", "env", "why"];
 
 describe("validation_failed → field errors", () => {
   it("maps each path to its field", () => {
-    const mapped = mapValidationErrors("invalid content: budget: must be at most 10000; env: \"qa\" is not one of the options", ids);
+    const mapped = mapValidationErrors("validation failed: budget: must be at most 10000; env: \"qa\" is not one of the options", ids);
     expect(mapped).toEqual({
       byField: { budget: "must be at most 10000", env: '"qa" is not one of the options' },
       general: [],
@@ -21,7 +21,7 @@ describe("validation_failed → field errors", () => {
     expect(mapValidationErrors("env[0]: bad; budget.x: odd", ids).byField).toEqual({ env: "bad", budget: "odd" });
   });
   it("keeps a reason that contains '; ' whole", () => {
-    const mapped = mapValidationErrors('invalid content: why: unknown key "x"; a file answer is {"attachmentId": ...}', ids);
+    const mapped = mapValidationErrors('validation failed: why: unknown key "x"; a file answer is {"attachmentId": ...}', ids);
     expect(mapped.byField.why).toBe('unknown key "x"; a file answer is {"attachmentId": ...}');
   });
   it("keeps a message that names nothing", () => {

@@ -1,6 +1,6 @@
 // A `validation_failed` error from the backend, split into the fields it names.
 //
-// Its message is `invalid content: <path>: <reason>; <path>: <reason>…`, where an answer's
+// Its message is `validation failed: <path>: <reason>; <path>: <reason>…`, where an answer's
 // paths are field ids (or `actionId` / `values` for the answer as a whole). Each reason goes to
 // its field's error slot; whatever names no field is kept as a general message.
 
@@ -13,7 +13,7 @@ export interface MappedErrors {
   general: string[];
 }
 
-const PREFIX = /^\s*invalid content:\s*/i;
+const PREFIX = /^\s*validation failed:\s*/i;
 /** What a violation path looks like: `env`, `values`, `fields[2].label`. */
 const PATH = /^[A-Za-z0-9_$.[\]-]+$/;
 

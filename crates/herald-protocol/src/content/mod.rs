@@ -76,7 +76,11 @@ pub struct MessageContent {
 impl MessageContent {
     /// Whether this content asks for an answer (it has a form or actions).
     pub fn expects_answer(&self) -> bool {
-        !self.effective_fields().is_empty() || !self.actions.is_empty()
+        // A schema or questions ask even when they are broken: validation then says why.
+        !self.effective_fields().is_empty()
+            || !self.actions.is_empty()
+            || !self.questions.is_empty()
+            || self.schema.is_some()
     }
 
     /// Whether the full view must open before answering: `requiresReview` on the message or

@@ -35,10 +35,25 @@ pub(crate) fn property(c: &mut Check, name: &str, schema: &Value, required: bool
         }
         Some(t) if keywords_for(t).is_some() => t,
         _ => {
-            c.fail(
-                at("type"),
-                "must be one of string, number, integer, boolean, array",
-            );
+            // Name what the sender wrote ($ref, oneOf…) before blaming the missing type.
+            let mut named = false;
+            for key in p.keys() {
+                let known = key == "type"
+                    || COMMON.contains(&key.as_str())
+                    || ["string", "number", "integer", "boolean", "array"]
+                        .iter()
+                        .any(|t| keywords_for(t).unwrap_or_default().contains(&key.as_str()));
+                if !known {
+                    c.fail(at(key), format!("unsupported keyword {key:?}"));
+                    named = true;
+                }
+            }
+            if !named {
+                c.fail(
+                    at("type"),
+                    "must be one of string, number, integer, boolean, array",
+                );
+            }
             return None;
         }
     };

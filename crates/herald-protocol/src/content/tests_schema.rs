@@ -420,3 +420,31 @@ fn schema_answers_are_checked_against_the_converted_fields() {
         "required and bounds"
     );
 }
+
+#[test]
+fn composition_keywords_are_named_even_without_a_type() {
+    for (keyword, value) in [
+        ("$ref", json!("#/defs/x")),
+        ("oneOf", json!([{"type": "string"}])),
+        ("anyOf", json!([])),
+    ] {
+        let mut prop = serde_json::Map::new();
+        prop.insert(keyword.to_owned(), value);
+        let c = with_schema(json!({"type": "object", "properties": {"a": prop}}));
+        assert!(
+            c.expects_answer(),
+            "a schema asks for an answer even when broken, so it is validated"
+        );
+        assert_eq!(
+            paths(c.validate()),
+            [format!("schema.properties.a.{keyword}")],
+            "{keyword} is named, not the missing type"
+        );
+    }
+    let c = with_schema(json!({"type": "object", "properties": {"a": {"title": "A"}}}));
+    assert_eq!(
+        paths(c.validate()),
+        ["schema.properties.a.type"],
+        "no type and nothing else: the type is named"
+    );
+}

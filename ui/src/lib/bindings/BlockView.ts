@@ -18,4 +18,10 @@ language: string | null,
 /**
  * Safe to insert as innerHTML.
  */
-html: string, requiresReview: boolean, };
+html: string, 
+/**
+ * Plain text for terminals (`herald inbox show`): the code, diff or JSON as sent, a table
+ * as tab-separated lines, an image as `[image: alt]`. Untrusted: escape control
+ * characters before printing.
+ */
+text: string, requiresReview: boolean, };

@@ -140,6 +140,7 @@ export const DIFF_BLOCK: BlockView = {
   title: "src/config.rs",
   language: null,
   requiresReview: true,
+  text: "@@ -1,2 +1,2 @@\n-let replicas = 2;\n+let replicas = 3;\n fn main() {}",
   html:
     '<table class="diff"><tbody>\n' +
     '<tr class="diff-hunk"><td class="diff-ln"></td><td class="diff-ln"></td><td class="diff-text">@@ -1,2 +1,2 @@</td></tr>\n' +
