@@ -597,10 +597,16 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       const env = { HERALD_URL: relayUrl, HERALD_TOKEN: token };
       const galleryFile = join(scratch, "gallery.json");
       writeFileSync(galleryFile, JSON.stringify(GALLERY));
-      const sent = await withDeadline(runHerald(["send", "--json", galleryFile], env).done, ANSWER_TIMEOUT, "herald send (gallery)");
-      assert.equal(sent.code, 0, `herald send exits 0 (stderr: ${sent.stderr})`);
-      const galleryId = jsonOf(sent, "herald send (gallery)").id;
-      assert.match(galleryId, /^msg_/, "send prints the message id");
+      // The gallery has a form, so it is a request: `ask` sends it and stops waiting after 1 s
+      // (exit 3, the request stays open), printing its id.
+      const sent = await withDeadline(
+        runHerald(["ask", "--json", galleryFile, "--timeout", "1s"], env).done,
+        ANSWER_TIMEOUT,
+        "herald ask (gallery)",
+      );
+      assert.equal(sent.code, 3, `herald ask stops waiting with exit 3 (stderr: ${sent.stderr})`);
+      const galleryId = jsonOf(sent, "herald ask (gallery)").id;
+      assert.match(galleryId, /^msg_/, "ask prints the message id");
       const replied = await withDeadline(
         runHerald(["send", "--title", FOLLOW_UP_TITLE, "--body", "The diagram follows.", "--reply-to", galleryId], env).done,
         ANSWER_TIMEOUT,

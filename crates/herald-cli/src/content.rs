@@ -42,8 +42,8 @@ fn read_text(path: &Path) -> Result<String> {
 /// `--requires-review` on top.
 pub fn base(args: &ContentArgs) -> Result<MessageContent> {
     let mut content = match &args.json {
-        Some(path) => serde_json::from_str(&read_text(path)?)
-            .with_context(|| format!("--json {}: not Herald message content", path.display()))?,
+        Some(path) => strict_content(&read_text(path)?)
+            .with_context(|| format!("--json {}", path.display()))?,
         None => MessageContent::default(),
     };
     match (&args.title, &args.json) {
@@ -66,8 +66,9 @@ pub fn base(args: &ContentArgs) -> Result<MessageContent> {
 }
 
 /// Refuses what this version cannot deliver, whichever way it was written (flags or
-/// `--json`): secret and file fields, and image blocks, need encrypted files and secret
-/// delivery.
+/// `--json`): secret and file fields need encrypted files and secret delivery. (An image
+/// block given in `--json` is kept: devices show it as a placeholder until attachments
+/// exist; `--block image:` has no way to attach the file and is refused.)
 pub fn check_supported(content: &MessageContent) -> Result<()> {
     if let Some(f) = content.effective_fields().iter().find(|f| {
         matches!(
@@ -81,10 +82,47 @@ pub fn check_supported(content: &MessageContent) -> Result<()> {
             f.kind.type_name()
         );
     }
-    if content.blocks.iter().any(|b| matches!(b, Block::Image(_))) {
-        bail!("image blocks need encrypted attachments, which this version of herald does not have yet");
-    }
     Ok(())
+}
+
+/// Parses content JSON, refusing keys Herald does not know: a misspelt `requird` or
+/// `maximun` would otherwise drop a constraint without a word.
+fn strict_content(text: &str) -> Result<MessageContent> {
+    let mut unknown = Vec::new();
+    let mut de = serde_json::Deserializer::from_str(text);
+    let content: MessageContent =
+        serde_ignored::deserialize(&mut de, |path| unknown.push(path.to_string()))
+            .context("not Herald message content")?;
+    de.end().context("not Herald message content")?;
+    // Fields and blocks are flattened/tagged, which hides their unknown keys from
+    // serde_ignored: compare each with its re-serialized self instead.
+    let input: serde_json::Value = serde_json::from_str(text)?;
+    let parsed = serde_json::to_value(&content)?;
+    for list in ["fields", "blocks"] {
+        let (Some(given), Some(kept)) = (input[list].as_array(), parsed[list].as_array()) else {
+            continue;
+        };
+        for (i, (g, k)) in given.iter().zip(kept).enumerate() {
+            let Some(g) = g.as_object() else { continue };
+            for (key, value) in g {
+                let dropped = k.get(key).is_none();
+                let is_default = matches!(
+                    value,
+                    serde_json::Value::Null | serde_json::Value::Bool(false)
+                ) || value.as_array().is_some_and(Vec::is_empty);
+                if dropped && !is_default {
+                    unknown.push(format!("{list}.{i}.{key}"));
+                }
+            }
+        }
+    }
+    if !unknown.is_empty() {
+        bail!(
+            "unknown key(s): {} (see docs/content.md)",
+            unknown.join(", ")
+        );
+    }
+    Ok(content)
 }
 
 /// `ID:LABEL` → an action whose answer is `{}`.
@@ -266,6 +304,38 @@ mod tests {
             "action label"
         );
         assert!(action("approve").is_err(), "action needs a label");
+    }
+
+    #[test]
+    fn json_content_with_unknown_keys_is_refused() {
+        let ok = r#"{"title":"T","fields":[{"id":"a","label":"A","type":"integer","required":true,"maximum":3}]}"#;
+        assert!(
+            strict_content(ok).is_ok(),
+            "known keys pass: {:?}",
+            strict_content(ok).err()
+        );
+        let typo = r#"{"title":"T","requird":true}"#;
+        let err = strict_content(typo).unwrap_err().to_string();
+        assert!(err.contains("requird"), "a top-level typo is named: {err}");
+        let nested =
+            r#"{"title":"T","fields":[{"id":"a","label":"A","type":"integer","maximun":3}]}"#;
+        let err = format!("{:#}", strict_content(nested).unwrap_err());
+        assert!(
+            err.contains("fields.0.maximun"),
+            "a typo inside a field is named: {err}"
+        );
+        let misplaced = r#"{"title":"T","fields":[{"id":"a","label":"A","type":"text","options":[{"value":"x","label":"X"}]}]}"#;
+        let err = format!("{:#}", strict_content(misplaced).unwrap_err());
+        assert!(
+            err.contains("fields.0.options"),
+            "options on a text field are not silently ignored: {err}"
+        );
+        let block = r#"{"title":"T","blocks":[{"type":"code","text":"x","langauge":"python"}]}"#;
+        let err = format!("{:#}", strict_content(block).unwrap_err());
+        assert!(
+            err.contains("blocks.0.langauge"),
+            "a typo inside a block is named: {err}"
+        );
     }
 
     #[test]
