@@ -58,6 +58,20 @@ pub(crate) fn check_values(
     c.done()
 }
 
+/// Why `s` is refused for a choice: not an option, or (with Other) blank or too long. The
+/// value is quoted only when short, so a pasted essay does not flood the error.
+fn not_an_option(s: &str, other: bool) -> String {
+    if other && s.trim().is_empty() {
+        return "an Other answer must not be blank".into();
+    }
+    if other && s.chars().count() > MAX_OTHER_CHARS {
+        return format!("an Other answer has at most {MAX_OTHER_CHARS} characters");
+    }
+    let shown: String = s.chars().take(40).collect();
+    let ellipsis = if s.chars().count() > 40 { "…" } else { "" };
+    format!("{shown:?}{ellipsis} is not one of the options")
+}
+
 /// Checks one non-null value against its field; the error is the reason.
 pub(crate) fn check_value(field: &Field, value: &Value) -> Result<(), String> {
     match (&field.kind, value) {
@@ -80,7 +94,7 @@ pub(crate) fn check_value(field: &Field, value: &Value) -> Result<(), String> {
             Ok(())
         }
         (FieldKind::Number, _) => Err("must be a number".into()),
-        (FieldKind::Integer, _) => Err("must be a whole number".into()),
+        (FieldKind::Integer, _) => Err("must be a number (a whole one)".into()),
         (FieldKind::Boolean, Value::Bool(_)) => Ok(()),
         (FieldKind::Boolean, _) => Err("must be true or false".into()),
         (FieldKind::Date, Value::String(s)) if is_date(s) => Ok(()),
@@ -92,7 +106,7 @@ pub(crate) fn check_value(field: &Field, value: &Value) -> Result<(), String> {
             if is_option || (*other && is_other_text(s)) {
                 Ok(())
             } else {
-                Err(format!("{s:?} is not one of the options"))
+                Err(not_an_option(s, *other))
             }
         }
         (FieldKind::Multiselect { options, other }, Value::Array(items)) => {
@@ -107,8 +121,11 @@ pub(crate) fn check_value(field: &Field, value: &Value) -> Result<(), String> {
                 }
                 if !options.iter().any(|o| &o.value == s) {
                     extra += 1;
-                    if !*other || extra > 1 || !is_other_text(s) {
-                        return Err(format!("{s:?} is not one of the options"));
+                    if *other && extra > 1 {
+                        return Err("only one Other answer may be added".into());
+                    }
+                    if !*other || !is_other_text(s) {
+                        return Err(not_an_option(s, *other));
                     }
                 }
             }

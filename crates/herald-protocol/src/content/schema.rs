@@ -123,12 +123,15 @@ impl FormSchema {
             c.fail("schema.required", "must be an array of property names");
             return;
         };
+        let mut seen = std::collections::HashSet::new();
         for (k, name) in names.iter().enumerate() {
             let known = name
                 .as_str()
                 .is_some_and(|n| self.properties.iter().any(|(p, _)| p == n));
             if !known {
                 c.fail(format!("schema.required[{k}]"), "no such property");
+            } else if !seen.insert(name.as_str()) {
+                c.fail(format!("schema.required[{k}]"), "listed twice");
             }
         }
     }

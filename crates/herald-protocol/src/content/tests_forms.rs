@@ -317,3 +317,36 @@ fn question_option_previews_carry_over_and_are_bounded() {
         "named where the sender wrote it: {p:?}"
     );
 }
+
+#[test]
+fn choice_refusals_say_what_is_wrong() {
+    let c = content(json!({"title": "Pick", "fields": [
+        {"id": "c", "label": "C", "type": "choice", "other": true, "options": [{"value": "a", "label": "A"}]},
+        {"id": "m", "label": "M", "type": "multiselect", "other": true, "options": [{"value": "a", "label": "A"}]},
+        {"id": "n", "label": "N", "type": "choice", "options": [{"value": "a", "label": "A"}]}
+    ]}));
+    let reason = |v: Value| {
+        c.validate_answer(&answer(v)).expect_err("refused")[0]
+            .message
+            .clone()
+    };
+    let long = "x".repeat(MAX_OTHER_CHARS + 1);
+    assert!(
+        reason(json!({"c": long})).contains("at most 100"),
+        "an over-long Other says so"
+    );
+    assert!(
+        reason(json!({"c": "  "})).contains("blank"),
+        "a blank Other says so"
+    );
+    assert!(
+        reason(json!({"m": ["x", "y"]})).contains("only one Other"),
+        "two extra items say so"
+    );
+    let essay = "y".repeat(500);
+    let msg = reason(json!({"n": essay}));
+    assert!(
+        msg.contains("not one of the options") && msg.len() < 100,
+        "long values are not echoed whole: {msg}"
+    );
+}

@@ -448,3 +448,15 @@ fn composition_keywords_are_named_even_without_a_type() {
         "no type and nothing else: the type is named"
     );
 }
+
+#[test]
+fn a_property_required_twice_is_refused() {
+    let c = with_schema(
+        json!({"type": "object", "required": ["a", "a"], "properties": {"a": {"type": "string"}}}),
+    );
+    assert_eq!(
+        paths(c.validate()),
+        ["schema.required[1]"],
+        "the repeat is named"
+    );
+}
