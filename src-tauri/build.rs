@@ -18,6 +18,20 @@ fn main() {
         "check_recovery_key",
         "revoke_connection",
         "thread",
+        "pick_file",
+        "open_secret_offer",
+        "reveal_secret_offer",
+        "save_attachment",
+        "attachment_image",
+        "unlock_with_recovery_key",
+        "start_pairing",
+        "wait_pairing",
+        "pairing_requests",
+        "approve_pairing",
+        "devices",
+        "revoke_device",
+        "reset_account",
+        "safety_code",
     ];
     let attributes = tauri_build::Attributes::new()
         .config_path("../tauri.conf.json")

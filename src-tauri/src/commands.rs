@@ -5,6 +5,7 @@ use herald_client::view::{
     AnswerInput, ConnectionView, CoreEvent, MessageSummary, MessageView, NewConnection,
     OnboardResult, SetupState, UiError,
 };
+use herald_client::SecretReveal;
 use tauri::{AppHandle, Runtime, State};
 use tauri_plugin_opener::OpenerExt;
 
@@ -20,7 +21,8 @@ pub fn ui_error(error: herald_client::Error) -> UiError {
     }
 }
 
-fn shell_error(code: &str, message: impl Into<String>) -> UiError {
+/// An error of the shell itself (not the core), with its stable code.
+pub fn shell_error(code: &str, message: impl Into<String>) -> UiError {
     UiError {
         code: code.to_owned(),
         message: message.into(),
@@ -90,13 +92,31 @@ pub async fn mark_read(state: State<'_, AppState>, id: String) -> CmdResult<()> 
     state.core.mark_read(&id).await.map_err(ui_error)
 }
 
+/// Answers a request. From the webview, `input.files` maps file fields to the pick ids that
+/// `pick_file` returned: each is swapped for the path kept here (a path sent by the webview is
+/// never used: an unknown id is refused), and the core encrypts and uploads those files.
+/// Secret values pass through to the core, which seals them to the asking connection only.
+/// Errors: the core's, plus `unknown_pick`.
 #[tauri::command]
 pub async fn answer(
     state: State<'_, AppState>,
     id: String,
-    input: AnswerInput,
+    mut input: AnswerInput,
 ) -> CmdResult<MessageView> {
-    state.core.answer(&id, input).await.map_err(ui_error)
+    let picks: Vec<String> = input
+        .files
+        .values()
+        .map(|v| v.to_string_lossy().into_owned())
+        .collect();
+    for value in input.files.values_mut() {
+        *value = state
+            .picks
+            .path(&value.to_string_lossy())
+            .map_err(|e| shell_error(e.code(), e.to_string()))?;
+    }
+    let view = state.core.answer(&id, input).await.map_err(ui_error)?;
+    state.picks.forget(&picks);
+    Ok(view)
 }
 
 /// Revokes a connection: its token is refused by the relay from the next request on.
@@ -119,6 +139,22 @@ pub async fn check_recovery_key(state: State<'_, AppState>, typed: String) -> Cm
         .check_recovery_key(&typed)
         .await
         .map_err(ui_error)
+}
+
+/// Opens a secret offer on this device: posts a one-time key for the sender to encrypt to.
+#[tauri::command]
+pub async fn open_secret_offer(state: State<'_, AppState>, id: String) -> CmdResult<()> {
+    state.core.open_secret_offer(&id).await.map_err(ui_error)
+}
+
+/// The offered secret once the sender has sent it (null until then). Handed over once; the
+/// text passes through to the webview and is kept nowhere here.
+#[tauri::command]
+pub async fn reveal_secret_offer(
+    state: State<'_, AppState>,
+    id: String,
+) -> CmdResult<Option<SecretReveal>> {
+    state.core.reveal_secret_offer(&id).await.map_err(ui_error)
 }
 
 /// The latest `syncState` event (null before sync reported anything), for a webview that
@@ -150,7 +186,7 @@ fn is_external_link(url: &str) -> bool {
 }
 
 /// Trims and drops a trailing slash; only http(s) URLs are accepted.
-fn normalize_relay_url(url: &str) -> CmdResult<String> {
+pub fn normalize_relay_url(url: &str) -> CmdResult<String> {
     let trimmed = url.trim().trim_end_matches('/');
     let rest = trimmed
         .strip_prefix("https://")

@@ -102,6 +102,7 @@ mod tests {
             thread_id: "m1".into(),
             thread_sequence: 0,
             reply_to: None,
+            kind: herald_client::view::MessageKind::Message,
         }
     }
 

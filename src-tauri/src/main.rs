@@ -7,9 +7,12 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 mod commands;
+mod devices;
 mod embedded;
 mod events;
+mod files;
 mod notify;
+mod picks;
 mod shell;
 
 use tauri::Manager;

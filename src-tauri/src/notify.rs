@@ -91,6 +91,7 @@ fn on_action<R: Runtime>(app: &AppHandle<R>, core: &Core, performed: &ActionPerf
             let input = AnswerInput {
                 action_id: Some(action_id.to_owned()),
                 values_json: None,
+                files: Default::default(),
             };
             tauri::async_runtime::spawn(async move {
                 // The core validates the action against the request and emits the update.

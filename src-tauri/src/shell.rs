@@ -9,7 +9,8 @@ use tauri::{Manager, Runtime};
 
 use crate::embedded::EmbeddedRelay;
 use crate::events::LastSyncState;
-use crate::{commands, events};
+use crate::picks::PickedFiles;
+use crate::{commands, devices, events, files};
 
 /// Everything the commands share. The core is cheap to clone; the relay has its own lock.
 pub struct AppState {
@@ -19,6 +20,10 @@ pub struct AppState {
     pub last_sync: LastSyncState,
     /// Send the demo agent's messages after onboarding (`HERALD_DEMO=1`, the README's run).
     pub demo: bool,
+    /// Files picked for file fields, by opaque id.
+    pub picks: PickedFiles,
+    /// This computer's name in the account's device list (the host name).
+    pub device_name: String,
 }
 
 /// What the binary decides from its environment before the app starts.
@@ -52,6 +57,7 @@ pub fn run_app<R: Runtime>(builder: tauri::Builder<R>, config: ShellConfig) -> t
     builder
         .plugin(tauri_plugin_notification::init())
         .plugin(tauri_plugin_opener::init())
+        .plugin(tauri_plugin_dialog::init())
         .plugin(navigation_guard())
         .invoke_handler(tauri::generate_handler![
             commands::setup_state,
@@ -67,6 +73,20 @@ pub fn run_app<R: Runtime>(builder: tauri::Builder<R>, config: ShellConfig) -> t
             commands::check_recovery_key,
             commands::revoke_connection,
             commands::thread,
+            files::pick_file,
+            commands::open_secret_offer,
+            commands::reveal_secret_offer,
+            files::save_attachment,
+            files::attachment_image,
+            devices::unlock_with_recovery_key,
+            devices::start_pairing,
+            devices::wait_pairing,
+            devices::pairing_requests,
+            devices::approve_pairing,
+            devices::devices,
+            devices::revoke_device,
+            devices::reset_account,
+            devices::safety_code,
         ])
         .setup(move |app| {
             let handle = app.handle().clone();
@@ -93,6 +113,8 @@ pub fn run_app<R: Runtime>(builder: tauri::Builder<R>, config: ShellConfig) -> t
                 relay: relay.clone(),
                 last_sync: last_sync.clone(),
                 demo: config.demo,
+                picks: PickedFiles::default(),
+                device_name: device_name(),
             });
             if core.setup_state().status == SetupStatus::Ready {
                 tauri::async_runtime::spawn(resume(handle, core, relay, last_sync));
@@ -253,6 +275,32 @@ mod tests {
         .expect_err("an ftp relay is refused");
         let error: UiError = serde_json::from_value(error).expect("a UiError");
         assert_eq!(error.code, "invalid_relay_url", "stable code: {error:?}");
+
+        // The webview names picked files by id; a path it sends is never opened.
+        let error = get_ipc_response(
+            &main,
+            request(
+                "answer",
+                json!({ "id": "msg_x", "input": { "actionId": null, "valuesJson": "{}", "files": { "f": "/etc/passwd" } } }),
+            ),
+        )
+        .expect_err("a path from the webview is refused");
+        let error: UiError = serde_json::from_value(error).expect("a UiError");
+        assert_eq!(error.code, "unknown_pick", "not a pick id: {error:?}");
+
+        // A new device is refused a relay that is not http(s) before anything is sent.
+        for (cmd, body) in [
+            ("start_pairing", json!({ "relayUrl": "ftp://nope" })),
+            (
+                "unlock_with_recovery_key",
+                json!({ "relayUrl": "ftp://nope", "recoveryKey": "x" }),
+            ),
+        ] {
+            let error =
+                get_ipc_response(&main, request(cmd, body)).expect_err("an ftp relay is refused");
+            let error: UiError = serde_json::from_value(error).expect("a UiError");
+            assert_eq!(error.code, "invalid_relay_url", "{cmd}: {error:?}");
+        }
 
         let other = WebviewWindowBuilder::new(&app, "other", Default::default())
             .build()

@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { after, before, test } from "node:test";
@@ -17,6 +17,7 @@ import { Builder, By, Key, until } from "selenium-webdriver";
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const APP = join(ROOT, "target/debug/herald-desktop");
 const HERALD = join(ROOT, "target/debug/herald");
+const RELAY = join(ROOT, "target/debug/herald-relay");
 const ARTIFACTS = join(ROOT, "test-artifacts");
 const WEBDRIVER_URL = process.env.HERALD_E2E_WEBDRIVER ?? "http://127.0.0.1:4444/";
 const DATA_DIR = process.env.HERALD_DATA_DIR;
@@ -46,7 +47,18 @@ const SCHEMA = {
 };
 const GALLERY_TITLE = "Gallery: every block and field type";
 const FOLLOW_UP_TITLE = "Gallery: a follow-up";
-// The gallery of the demo agent (crates/herald-client/src/demo.rs, `demo_messages()`).
+const NEW_DEVICE = "e2e-headless";
+const FILES_TITLE = "Build artifacts";
+const SECRET_ASK_TITLE = "Paste the staging API token";
+const SECRET_VALUE = "stg-7Hq2-x9Lm";
+const OFFER_TITLE = "Staging database password";
+const OFFERED_SECRET = "correct horse battery staple";
+// A 1×1 PNG.
+const PNG_1X1 =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+// The gallery of the demo agent (crates/herald-client/src/demo.rs, `demo_messages()`), without
+// its image block: an image block names an uploaded attachment's id, which `herald ask --json`
+// cannot know in advance (files are checked in their own stage).
 const GALLERY = {
   title: GALLERY_TITLE,
   body: "A tour of what an agent can send. Answer it to see the form at work.",
@@ -67,7 +79,6 @@ const GALLERY = {
       type: "table", columns: ["Service", "Version", "Status"],
       rows: [["api", "1.2.0", "healthy"], ["worker", "1.1.9", "degraded"]],
     },
-    { type: "image", attachmentId: "att_architecture_diagram", alt: "Architecture diagram" },
   ],
   fields: [
     { id: "summary", label: "One-line summary", type: "text", required: true },
@@ -177,9 +188,11 @@ function notificationFor(title) {
   );
 }
 
-/** Runs the real CLI; resolves with its exit code and output. */
-function runHerald(args, env) {
-  const child = spawn(HERALD, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+/** Runs the real CLI (with `input` on its standard input, if given); resolves with its exit code and output. */
+function runHerald(args, env, input) {
+  const stdin = input === undefined ? "ignore" : "pipe";
+  const child = spawn(HERALD, args, { env: { ...process.env, ...env }, stdio: [stdin, "pipe", "pipe"] });
+  if (input !== undefined) child.stdin.end(input);
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d) => (stdout += d));
@@ -280,6 +293,15 @@ function launchApp() {
     .build();
 }
 
+/** Quits the app, empties its data dir and starts it again: a computer Herald has never seen. */
+async function freshApp() {
+  await driver.quit();
+  driver = undefined;
+  for (const entry of readdirSync(DATA_DIR)) rmSync(join(DATA_DIR, entry), { recursive: true, force: true });
+  driver = await launchApp();
+  await find("setup-form");
+}
+
 before(async () => {
   assert.ok(DATA_DIR, "HERALD_DATA_DIR must point at a fresh data dir (run.sh sets it)");
   assert.ok(existsSync(APP), `the desktop app is built at ${APP}`);
@@ -293,6 +315,11 @@ after(async () => {
 test("onboard, connect an agent, answer its request from the inbox", async () => {
   let asking;
   let recoveryKey;
+  // The second account's relay and owner device (the new-device stages).
+  let relay;
+  let ownerHome;
+  let ownerSafety;
+  let secondRelayUrl;
   // Files the agent sends (a schema, the gallery's JSON).
   const scratch = mkdtempSync(join(tmpdir(), "herald-e2e-files-"));
   try {
@@ -640,7 +667,7 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
 
       const kinds = [];
       for (let i = 0; i < GALLERY.blocks.length; i++) kinds.push(await (await find(`block-${i}`)).getAttribute("data-kind"));
-      assert.deepEqual(kinds, ["code", "diff", "json", "table", "image"], "every block renders, in order");
+      assert.deepEqual(kinds, ["code", "diff", "json", "table"], "every block renders, in order");
       assert.ok((await textOf(await find("block-0"))).includes("canary(percent"), "the code is shown");
       const diff = await find("block-1");
       assert.ok((await diff.findElements(By.css(".diff-added"))).length >= 1, "the diff has added rows");
@@ -655,11 +682,82 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
         ["Service", "Version", "Status", "api", "1.2.0", "healthy", "worker", "1.1.9", "degraded"],
         "the table shows its header and cells",
       );
-      assert.ok((await textOf(await find("block-4"))).length > 0, "the image block shows its placeholder");
       await driver.executeScript("arguments[0].scrollIntoView({block: 'start'});", await find("thread"));
       await screenshot("desktop-e2e-gallery.png");
       await driver.executeScript("arguments[0].scrollIntoView({block: 'start'});", await find("block-2"));
       await screenshot("desktop-e2e-gallery-table.png");
+    });
+
+    await step("attached files are listed with name, type and size", async () => {
+      const env = { HERALD_URL: relayUrl, HERALD_TOKEN: token };
+      const report = join(scratch, "report.txt");
+      writeFileSync(report, "All 481 checks passed.\n");
+      const diagram = join(scratch, "diagram.png");
+      writeFileSync(diagram, Buffer.from(PNG_1X1, "base64"));
+      const sent = await withDeadline(
+        runHerald(["send", "--title", FILES_TITLE, "--body", "Two files.", "--file", report, "--file", diagram], env).done,
+        ANSWER_TIMEOUT,
+        "herald send --file",
+      );
+      assert.equal(sent.code, 0, `the message with files is sent (stderr: ${sent.stderr})`);
+      const item = await driver.wait(() => inboxItem(FILES_TITLE), DELIVERY_TIMEOUT, "the message with files never arrived");
+      await item.click();
+      await paneShows(FILES_TITLE);
+      const rows = await (await find("attachments")).findElements(By.css('li[data-testid^="attachment-"]'));
+      const shown = [];
+      for (const row of rows) {
+        shown.push([
+          await textOf(await row.findElement(byTestId("attachment-name"))),
+          await textOf(await row.findElement(byTestId("attachment-type"))),
+          await textOf(await row.findElement(byTestId("attachment-size"))),
+        ]);
+      }
+      assert.deepEqual(
+        shown,
+        [["report.txt", "Text", "23 B"], ["diagram.png", "PNG image", `${Buffer.from(PNG_1X1, "base64").length} B`]],
+        "each file with its real name, type and size, in the sender's order",
+      );
+      await screenshot("desktop-e2e-attachments.png");
+    });
+
+    await step("a secret field is answered masked; only the asking agent gets the value", async () => {
+      const out = join(scratch, "api-token");
+      asking = await askAndOpen(
+        ["--field", "token!:secret:API token", "--out", out, "--deadline", "10m"],
+        SECRET_ASK_TITLE,
+        { HERALD_URL: relayUrl, HERALD_TOKEN: token },
+      );
+      const input = await find("input-token");
+      assert.equal(await input.getAttribute("type"), "password", "the secret is typed into a masked field");
+      assert.equal(await input.getAttribute("autocomplete"), "off", "without autocomplete");
+      await input.sendKeys(SECRET_VALUE);
+      await click("answer-submit");
+      const shown = await textOf(await find("answer-summary"));
+      assert.ok(!shown.includes(SECRET_VALUE), `the pane never shows the secret: ${shown}`);
+      const result = await withDeadline(asking.done, ANSWER_TIMEOUT, "herald ask (secret)");
+      assert.equal(result.code, 0, `herald ask exits 0 (stderr: ${result.stderr})`);
+      assert.ok(!result.stdout.includes(SECRET_VALUE) && !result.stderr.includes(SECRET_VALUE), "the CLI prints no secret");
+      assert.equal(readFileSync(out, "utf8"), SECRET_VALUE, "the value lands in the --out file");
+      assert.equal(statSync(out).mode & 0o777, 0o600, "which only its owner can read");
+    });
+
+    await step("a secret offer is revealed once, masked until Show", async () => {
+      const secretFile = join(scratch, "staging-password");
+      writeFileSync(secretFile, OFFERED_SECRET);
+      asking = runHerald(["send", "--secret-file", secretFile, "--title", OFFER_TITLE], { HERALD_URL: relayUrl, HERALD_TOKEN: token });
+      const item = await driver.wait(() => inboxItem(OFFER_TITLE), DELIVERY_TIMEOUT, "the secret offer never arrived");
+      await item.click();
+      await paneShows(OFFER_TITLE);
+      await click("secret-reveal");
+      const value = await find("secret-value", DELIVERY_TIMEOUT);
+      assert.equal(await value.getAttribute("data-masked"), "true", "masked at first");
+      assert.ok(!(await textOf(value)).includes(OFFERED_SECRET), "the secret is not on screen yet");
+      await click("secret-show");
+      assert.equal(await textOf(await find("secret-value")), OFFERED_SECRET, "Show reveals the sender's secret");
+      assert.match(await textOf(await find("secret-note")), /Shown once and not stored/, "with the once-only note");
+      await screenshot("desktop-e2e-secret-offer.png");
+      const result = await withDeadline(asking.done, ANSWER_TIMEOUT, "herald send --secret-file");
+      assert.equal(result.code, 0, `the sender hands the secret over (stderr: ${result.stderr})`);
     });
 
     await step("the saved recovery key checks out in Settings", async () => {
@@ -671,6 +769,118 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       await click("recovery-check-submit");
       const result = await find("recovery-check-result");
       assert.equal(await result.getAttribute("data-result"), "ok", `the key opens the account: ${await textOf(result)}`);
+      await click("nav-inbox");
+    });
+
+    // A headless `herald` device (its own HERALD_HOME) asks to join; the app approves it by the
+    // code it printed, typed into "Approve a new device". A wrong code burns the request on
+    // both sides; the right one unlocks it with the same safety code; revoking it rotates keys.
+    const pairing = async (home) => {
+      const proc = runHerald(["device", "pair", "--relay", relayUrl, "--name", NEW_DEVICE], { HERALD_HOME: home });
+      let exited = null;
+      proc.done.then((r) => (exited = r)).catch((e) => (exited = { error: e }));
+      const code = await pollFor(
+        () => {
+          if (exited) throw new Error(`herald device pair exited early: ${JSON.stringify(exited)}`);
+          return /Pairing code: (\d{4} \d{4})/.exec(proc.output().stdout)?.[1];
+        },
+        UI_TIMEOUT,
+        "herald device pair printed no code",
+      );
+      return { proc, code };
+    };
+    /** Picks the waiting request from NEW_DEVICE in Settings → Approve a new device and types `code`. */
+    const approveWith = async (code) => {
+      await click("nav-settings");
+      await click("settings-tab-approve");
+      const request = await driver.wait(
+        async () => {
+          for (const el of await driver.findElements(byTestId("pairing-request"))) {
+            if ((await textOf(el)).includes(NEW_DEVICE)) return el;
+          }
+          return false;
+        },
+        UI_TIMEOUT,
+        `the pairing request of ${NEW_DEVICE} is not listed`,
+      );
+      await click(`pairing-request-approve-${await request.getAttribute("data-request-id")}`);
+      await (await find("approve-code-input")).sendKeys(code);
+      await click("approve-submit");
+      const result = await find("approve-result");
+      return { kind: await result.getAttribute("data-result"), text: await textOf(result) };
+    };
+    let safetyCode;
+    let pairedHome;
+
+    await step("a wrong pairing code is refused on both screens", async () => {
+      const home = join(scratch, "wrong-code-device");
+      const { proc, code } = await pairing(home);
+      const digits = code.replace(" ", "");
+      const wrong = digits.slice(0, 7) + String((Number(digits[7]) + 1) % 10);
+      const result = await approveWith(wrong);
+      assert.equal(result.kind, "wrongCode", `the app names the wrong code: ${result.text}`);
+      await screenshot("desktop-e2e-pairing-wrong.png");
+      const refused = await withDeadline(proc.done, ANSWER_TIMEOUT, "herald device pair (wrong code)");
+      assert.notEqual(refused.code, 0, `the new device gives up (stdout: ${refused.stdout})`);
+      assert.match(refused.stderr, /code/i, `and says the code was wrong: ${refused.stderr}`);
+      assert.equal((await driver.findElements(byTestId("approve-form"))).length, 0, "the burnt request cannot be retried");
+    });
+
+    await step("a new device is approved by its typed code and shows the same safety code", async () => {
+      pairedHome = join(scratch, "paired-device");
+      const { proc, code } = await pairing(pairedHome);
+      const result = await approveWith(code);
+      assert.equal(result.kind, "ok", `the app approves it: ${result.text}`);
+      assert.ok(result.text.includes(NEW_DEVICE), "naming the device");
+      const paired = await withDeadline(proc.done, ANSWER_TIMEOUT, "herald device pair");
+      assert.equal(paired.code, 0, `the new device is unlocked (stderr: ${paired.stderr})`);
+
+      await click("settings-tab-safety");
+      const groups = await Promise.all((await driver.findElements(byTestId("safety-group"))).map(textOf));
+      assert.equal(groups.length, 6, "the safety code is shown in 6 groups");
+      safetyCode = groups.join(" ");
+      assert.ok(paired.stdout.includes(`Safety code:  ${safetyCode}`), `the new device shows the same code: ${paired.stdout}`);
+      const whoami = await withDeadline(runHerald(["whoami"], { HERALD_HOME: pairedHome }).done, ANSWER_TIMEOUT, "herald whoami");
+      assert.equal(whoami.code, 0, `whoami works on the new device (stderr: ${whoami.stderr})`);
+      assert.ok(whoami.stdout.includes(`Safety code:  ${safetyCode}`), `and prints the same code: ${whoami.stdout}`);
+      await screenshot("desktop-e2e-safety-code.png");
+    });
+
+    await step("the devices list shows the new device; revoking it locks it out", async () => {
+      await click("settings-tab-devices");
+      const item = await driver.wait(
+        async () => {
+          for (const el of await driver.findElements(byTestId("device-item"))) {
+            if ((await textOf(el)).includes(NEW_DEVICE)) return el;
+          }
+          return false;
+        },
+        UI_TIMEOUT,
+        `${NEW_DEVICE} is not in the devices list`,
+      );
+      const id = await item.getAttribute("data-device-id");
+      const current = await driver.findElements(byTestId("device-current"));
+      assert.equal(current.length, 1, "exactly one device is marked as this one");
+      await click(`device-revoke-${id}`);
+      const prompt = await textOf(await find("device-revoke-prompt"));
+      assert.match(prompt, /rotated/, `the prompt says the keys rotate: ${prompt}`);
+      await screenshot("desktop-e2e-device-revoke.png");
+      await click("device-revoke-confirm");
+      await driver.wait(
+        async () => {
+          await failOnErrorCard("device-error");
+          const el = await driver.findElements(By.css(`[data-testid="device-item"][data-device-id="${id}"]`));
+          return el.length === 1 && (await el[0].getAttribute("data-revoked")) === "true";
+        },
+        UI_TIMEOUT,
+        "the device shows as revoked",
+      );
+      const locked = await withDeadline(
+        runHerald(["inbox", "list"], { HERALD_HOME: pairedHome }).done,
+        ANSWER_TIMEOUT,
+        "herald inbox list (revoked device)",
+      );
+      assert.notEqual(locked.code, 0, `the revoked device cannot sync (stdout: ${locked.stdout})`);
       await click("nav-inbox");
     });
 
@@ -739,11 +949,128 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       assert.equal(refused.code, 1, `herald send with a revoked token exits 1 (stdout: ${refused.stdout})`);
       assert.match(refused.stderr, /unauthorized/, "and says unauthorized");
     });
+
+    // Last, because it replaces the app's account: a second account on its own relay, owned by
+    // a headless device; the app (its data dir emptied) joins it as a new device, first with
+    // the recovery key, then — emptied again — by a code the headless device types.
+    await step("the app unlocks as a new device with the recovery key", async () => {
+      assert.ok(existsSync(RELAY), `the relay is built at ${RELAY}`);
+      relay = spawn(RELAY, ["--listen", "127.0.0.1:0", "--data-dir", join(scratch, "relay-2")], {
+        env: { ...process.env, RUST_LOG: "info" },
+        stdio: ["ignore", "ignore", "pipe"],
+      });
+      let relayLog = "";
+      relay.stderr.on("data", (d) => (relayLog += d));
+      const url = await pollFor(() => /url=(http:\/\/127\.0\.0\.1:\d+)/.exec(relayLog)?.[1], UI_TIMEOUT, "the second relay did not start");
+      secondRelayUrl = url;
+      ownerHome = join(scratch, "owner-device");
+      const init = await withDeadline(
+        runHerald(["device", "init", "--relay", url, "--name", "owner-box"], { HERALD_HOME: ownerHome }).done,
+        ANSWER_TIMEOUT,
+        "herald device init",
+      );
+      assert.equal(init.code, 0, `the headless device creates the account (stderr: ${init.stderr})`);
+      const key = /Recovery key: (\S+)/.exec(init.stdout)?.[1];
+      ownerSafety = /Safety code: +([\d ]+\d)/.exec(init.stdout)?.[1];
+      assert.ok(key && ownerSafety, `init prints the recovery key and safety code: ${init.stdout.replace(key ?? "-", "<key>")}`);
+
+      await freshApp();
+      await click("setup-new-device");
+      await (await find("join-relay-url")).sendKeys(url);
+      await click("join-method-recovery");
+      // One symbol changed: the checksum catches it, and the key is not echoed.
+      const symbols = key.replace(/-/g, "");
+      const mistyped = (symbols[0] === "A" ? "B" : "A") + symbols.slice(1);
+      const input = await find("join-recovery-input");
+      await input.sendKeys(mistyped);
+      await click("join-recovery-submit");
+      const error = await textOf(await find("join-error"));
+      assert.match(error, /typos/, `a mistyped key is named as such: ${error}`);
+      assert.ok(!error.includes(symbols.slice(1, 8)), "the typed key is not echoed");
+      // Lower case without dashes, as a person may type it.
+      await input.clear();
+      await input.sendKeys(symbols.toLowerCase());
+      await click("join-recovery-submit");
+      await find("unlocked");
+      assert.equal(await textOf(await find("safety-code")), ownerSafety, "the same safety code as the owner device");
+      await screenshot("desktop-e2e-unlocked.png");
+      await click("setup-continue");
+      await find("app-shell");
+      await driver.wait(
+        async () => (await (await find("sync-state")).getAttribute("data-connected")) === "true",
+        UI_TIMEOUT,
+        "the unlocked app syncs with the second relay",
+      );
+    });
+
+    await step("the app as a new device shows a code; a wrong one is reported, the right one unlocks it", async () => {
+      await freshApp();
+      await click("setup-new-device");
+      await (await find("join-relay-url")).sendKeys(secondRelayUrl);
+      await click("join-method-pairing");
+      await click("join-pairing-start");
+      const approve = async (code) =>
+        withDeadline(runHerald(["device", "approve"], { HERALD_HOME: ownerHome }, `${code}\n`).done, ANSWER_TIMEOUT, "herald device approve");
+
+      const first = (await textOf(await find("pairing-code"))).replace(" ", "");
+      assert.match(first, /^\d{8}$/, "an 8-digit code is shown");
+      assert.match(await textOf(await find("pairing-countdown")), /^(10:00|9:[0-5]\d)$/, "with a 10-minute countdown");
+      await screenshot("desktop-e2e-pairing-code.png");
+      const wrong = await approve(first.slice(0, 7) + String((Number(first[7]) + 1) % 10));
+      assert.notEqual(wrong.code, 0, `the approving device refuses a wrong code (stdout: ${wrong.stdout})`);
+      const failed = await find("pairing-failed");
+      assert.equal(await failed.getAttribute("data-reason"), "wrongCode", `the new device says so: ${await textOf(failed)}`);
+      await screenshot("desktop-e2e-pairing-failed.png");
+
+      await click("pairing-retry");
+      const second = await driver.wait(
+        async () => {
+          const el = await driver.findElements(byTestId("pairing-code"));
+          return el.length === 1 && (await textOf(el[0])).replace(" ", "");
+        },
+        UI_TIMEOUT,
+        "Try again shows a new code",
+      );
+      const approved = await approve(second);
+      assert.equal(approved.code, 0, `the right code is approved (stderr: ${approved.stderr})`);
+      await find("unlocked");
+      assert.equal(await textOf(await find("safety-code")), ownerSafety, "the same safety code as the owner device");
+      await click("setup-continue");
+      await find("app-shell");
+    });
+
+    await step("Reset asks for RESET, shows a new recovery key, and signs the other device out", async () => {
+      await click("nav-settings");
+      await click("settings-tab-reset");
+      const explanation = await textOf(await find("reset-explanation"));
+      for (const consequence of ["new keys", "All activity and files are deleted", "Every connection is revoked", "must unlock again"]) {
+        assert.ok(explanation.includes(consequence), `the consequences are spelled out (${consequence}): ${explanation}`);
+      }
+      const input = await find("reset-confirm-input");
+      await input.sendKeys("reset");
+      assert.equal(await (await find("reset-submit")).isEnabled(), false, "lower case does not confirm");
+      await input.clear();
+      await input.sendKeys("RESET");
+      await click("reset-submit");
+      const newKey = await textOf(await find("recovery-key"));
+      assert.match(newKey, /^[0-9A-Z]{4}(-[0-9A-Z]{4})+$/, "a new recovery key is shown");
+      const newSafety = await textOf(await find("safety-code"));
+      assert.notEqual(newSafety, ownerSafety, "new keys, new safety code");
+      assert.equal(await (await find("nav-inbox")).isEnabled(), false, "the app stays on the key until it is saved");
+      await screenshot("desktop-e2e-reset.png");
+      await click("recovery-saved");
+      await click("setup-continue");
+      await click("settings-tab-safety");
+      assert.equal((await Promise.all((await driver.findElements(byTestId("safety-group"))).map(textOf))).join(" "), newSafety);
+      const owner = await withDeadline(runHerald(["inbox", "list"], { HERALD_HOME: ownerHome }).done, ANSWER_TIMEOUT, "herald inbox list (after reset)");
+      assert.notEqual(owner.code, 0, `the other device must unlock again (stdout: ${owner.stdout})`);
+    });
   } catch (err) {
     await screenshot("desktop-e2e-failure.png").catch(() => undefined);
     throw err;
   } finally {
     if (asking && asking.child.exitCode === null) asking.child.kill("SIGTERM");
+    if (relay && relay.exitCode === null) relay.kill("SIGTERM");
     rmSync(scratch, { recursive: true, force: true });
   }
 });

@@ -58,13 +58,18 @@ pub struct ContentArgs {
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
     /// A block above the form: `KIND:FILE[:LANGUAGE]`, KIND one of code, diff, json (the file
-    /// holds the text) or table (the file holds `{"columns": [...], "rows": [[...]]}`).
-    /// LANGUAGE (code only): text, sql, javascript, typescript, python, json. Repeatable (≤ 10).
+    /// holds the text), table (the file holds `{"columns": [...], "rows": [[...]]}`), or
+    /// `image:PATH[:ALT]` (a .png/.jpg/.gif/.webp, attached encrypted; shown after the other
+    /// blocks). LANGUAGE (code only): text, sql, javascript, typescript, python, json.
+    /// Repeatable (≤ 10).
     #[arg(long = "block", value_name = "KIND:FILE[:LANGUAGE]")]
     pub blocks: Vec<String>,
     /// Ask the person to open the full message before answering.
     #[arg(long)]
     pub requires_review: bool,
+    /// Attach a file (encrypted before upload, ≤ 100 MB). Repeatable (≤ 10).
+    #[arg(long = "file", value_name = "PATH")]
+    pub files: Vec<PathBuf>,
     /// Markdown body (≤ 50,000 characters).
     #[arg(long, conflicts_with = "body_file")]
     pub body: Option<String>,
@@ -85,6 +90,13 @@ pub struct SendArgs {
     pub agent: AgentArgs,
     #[command(flatten)]
     pub content: ContentArgs,
+    /// Offer this file's content as a secret (UTF-8, ≤ 64 KiB): sealed to a one-time key of
+    /// the device that opens the offer, handed over once (docs/secrets.md).
+    #[arg(long, value_name = "PATH")]
+    pub secret_file: Option<PathBuf>,
+    /// With --secret-file: stop waiting after this long (e.g. `10m`).
+    #[arg(long, requires = "secret_file")]
+    pub timeout: Option<String>,
 }
 
 #[derive(Args)]
@@ -97,7 +109,8 @@ pub struct AskArgs {
     #[arg(long = "action", value_name = "ID:LABEL")]
     pub actions: Vec<String>,
     /// A form field: `ID:TYPE[:LABEL[:OPTIONS]]`, TYPE one of text, textarea, number,
-    /// integer, boolean, date, date-time, choice, multiselect (append `+other` to a choice
+    /// integer, boolean, date, date-time, choice, multiselect, secret (needs --out), file
+    /// (needs --out-dir) (append `+other` to a choice
     /// type to allow a free-text Other); OPTIONS comma-separated for choices. Append `!` to
     /// ID for required (e.g. `env!:choice:Environment:prod,staging`). Repeatable (≤ 30).
     #[arg(long = "field", value_name = "SPEC")]
@@ -116,6 +129,15 @@ pub struct AskArgs {
     /// Stop waiting after this long (the request stays answerable; `herald wait` resumes).
     #[arg(long)]
     pub timeout: Option<String>,
+    /// Where the values of secret fields go: a new file (mode 0600, must not exist). One
+    /// secret field: its raw value; several: a JSON object. Required with secret fields.
+    #[arg(long, value_name = "PATH")]
+    pub out: Option<PathBuf>,
+    /// Where answered files of `file` fields go: an existing directory; each is saved under a
+    /// sanitized form of its name, mode 0600, never replacing a file. Required with file
+    /// fields.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -127,6 +149,12 @@ pub struct WaitArgs {
     /// Stop waiting after this long.
     #[arg(long)]
     pub timeout: Option<String>,
+    /// Where the values of secret fields go (as `herald ask --out`).
+    #[arg(long, value_name = "PATH")]
+    pub out: Option<PathBuf>,
+    /// Where answered files of `file` fields go (as `herald ask --out-dir`).
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -163,6 +191,62 @@ pub enum DeviceCommand {
         /// Device name (default: the host name).
         #[arg(long)]
         name: Option<String>,
+    },
+    /// Unlock this machine as a new device of an existing account with the recovery key,
+    /// read from the terminal (not echoed) or standard input, never from an argument.
+    Unlock {
+        #[command(flatten)]
+        dir: DataDirArgs,
+        /// Relay base URL [env: HERALD_URL].
+        #[arg(long, env = "HERALD_URL")]
+        relay: String,
+        /// Device name (default: the host name).
+        #[arg(long)]
+        name: Option<String>,
+    },
+    /// Ask an unlocked device to approve this machine: prints an 8-digit code to type there,
+    /// then waits (up to 10 minutes).
+    Pair {
+        #[command(flatten)]
+        dir: DataDirArgs,
+        /// Relay base URL [env: HERALD_URL].
+        #[arg(long, env = "HERALD_URL")]
+        relay: String,
+        /// Device name (default: the host name).
+        #[arg(long)]
+        name: Option<String>,
+    },
+    /// Approve a new device: lists pending requests, reads the code the new device shows from
+    /// the terminal or standard input (one attempt per request).
+    Approve {
+        #[command(flatten)]
+        dir: DataDirArgs,
+        /// The request (`pai_…`); may be left out when exactly one is pending.
+        pairing_id: Option<String>,
+    },
+    /// List the account's devices.
+    List {
+        #[command(flatten)]
+        dir: DataDirArgs,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Revoke another device: its session is refused at once and the account key rotates.
+    Revoke {
+        #[command(flatten)]
+        dir: DataDirArgs,
+        /// The device id (`dev_…`, see `herald device list`).
+        id: String,
+    },
+    /// Reset the account: new keys and recovery key; every message, file, connection and
+    /// other device is removed. Prints the new recovery key once.
+    Reset {
+        #[command(flatten)]
+        dir: DataDirArgs,
+        /// Confirm: this deletes all activity and signs every other device out.
+        #[arg(long)]
+        yes: bool,
     },
 }
 
@@ -219,6 +303,34 @@ pub enum InboxCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Save an attachment of a message (decrypted and verified) to a new file (mode 0600).
+    SaveAttachment {
+        #[command(flatten)]
+        dir: DataDirArgs,
+        /// The message id (`msg_…`).
+        id: String,
+        /// The attachment id (`fil_…`, see `herald inbox show`).
+        attachment: String,
+        /// Where to save it; must not exist.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Open a secret offer and write the secret to a new file (mode 0600, must not exist):
+    /// posts this device's one-time key, waits for the sender to seal the secret to it, and
+    /// writes it. Prints `{id, status}`, never the secret.
+    Reveal {
+        #[command(flatten)]
+        dir: DataDirArgs,
+        /// The offer's message id (`msg_…`).
+        id: String,
+        /// Where the secret goes; created before the offer is opened.
+        #[arg(long, value_name = "PATH")]
+        out: PathBuf,
+        /// Stop waiting after this long (default 15m, the one-time key's lifetime); running
+        /// it again on this device resumes.
+        #[arg(long)]
+        timeout: Option<String>,
+    },
     /// Answer a request with an action or a JSON object of field values.
     Answer {
         #[command(flatten)]
@@ -230,5 +342,13 @@ pub enum InboxCommand {
         /// Field values as a JSON object, e.g. `{"env":"prod"}`.
         #[arg(long)]
         json: Option<String>,
+        /// The value of a secret field, read from a file (`-` for standard input), never an
+        /// argument: `FIELD=PATH`. Repeatable.
+        #[arg(long = "secret", value_name = "FIELD=PATH", conflicts_with = "action")]
+        secrets: Vec<String>,
+        /// A file answering a file field, encrypted and uploaded (≤ 100 MB): `FIELD=PATH`.
+        /// Repeatable.
+        #[arg(long = "file", value_name = "FIELD=PATH", conflicts_with = "action")]
+        files: Vec<String>,
     },
 }

@@ -56,33 +56,18 @@ pub fn base(args: &ContentArgs) -> Result<MessageContent> {
         (None, Some(p)) => content.body = read_text(p)?,
         (None, None) => {}
     }
-    for spec in &args.blocks {
+    // Image blocks are made once their file is uploaded (crate::attach).
+    for spec in args
+        .blocks
+        .iter()
+        .filter(|s| !crate::attach::is_image_spec(s))
+    {
         content.blocks.push(block(spec)?);
     }
     if args.requires_review {
         content.requires_review = true;
     }
     Ok(content)
-}
-
-/// Refuses what this version cannot deliver, whichever way it was written (flags or
-/// `--json`): secret and file fields need encrypted files and secret delivery. (An image
-/// block given in `--json` is kept: devices show it as a placeholder until attachments
-/// exist; `--block image:` has no way to attach the file and is refused.)
-pub fn check_supported(content: &MessageContent) -> Result<()> {
-    if let Some(f) = content.effective_fields().iter().find(|f| {
-        matches!(
-            f.kind,
-            FieldKind::Secret | FieldKind::File { .. } | FieldKind::SecretFile
-        )
-    }) {
-        bail!(
-            "field {:?} is a {} field: secrets and files need encrypted delivery, which this version of herald does not have yet",
-            f.id,
-            f.kind.type_name()
-        );
-    }
-    Ok(())
 }
 
 /// Parses content JSON, refusing keys Herald does not know: a misspelt `requird` or
@@ -181,11 +166,11 @@ pub fn field(spec: &str) -> Result<Field> {
         "date-time" => FieldKind::DateTime,
         "choice" => FieldKind::Choice { options, other },
         "multiselect" => FieldKind::Multiselect { options, other },
-        "secret" | "file" | "secret-file" => bail!(
-            "--field {spec:?}: {kind} fields need encrypted files and secret delivery, which this version of herald does not have yet"
-        ),
+        "secret" => FieldKind::Secret,
+        "file" => FieldKind::File { secret: false },
+        "secret-file" => FieldKind::SecretFile,
         other => bail!(
-            "--field {spec:?}: unknown type {other:?} (text, textarea, number, integer, boolean, date, date-time, choice, multiselect)"
+            "--field {spec:?}: unknown type {other:?} (text, textarea, number, integer, boolean, date, date-time, choice, multiselect, secret, file, secret-file)"
         ),
     };
     if other
@@ -258,11 +243,12 @@ pub fn block(spec: &str) -> Result<Block> {
         "code" => Block::Code(text_block(text)),
         "diff" => Block::Diff(text_block(text)),
         "json" => Block::Json(text_block(text)),
-        "table" => Block::Table(
-            serde_json::from_str::<TableBlock>(&text)
-                .with_context(|| format!("--block {spec:?}: a table file holds {{\"columns\": [...], \"rows\": [[...]]}}"))?,
-        ),
-        "image" => bail!("--block {spec:?}: image blocks need encrypted attachments, which this version of herald does not have yet"),
+        "table" => Block::Table(serde_json::from_str::<TableBlock>(&text).with_context(|| {
+            format!(
+                "--block {spec:?}: a table file holds {{\"columns\": [...], \"rows\": [[...]]}}"
+            )
+        })?),
+        "image" => bail!("--block {spec:?}: an image block is image:PATH[:ALT]"),
         other => bail!("--block {spec:?}: unknown kind {other:?} (code, diff, json, table)"),
     })
 }
@@ -297,7 +283,11 @@ mod tests {
         assert!(field("x").is_err(), "type is required");
         assert!(field("x:color").is_err(), "unknown type");
         assert!(field("x:text+other").is_err(), "+other only on choices");
-        assert!(field("t:secret").is_err(), "secrets are not supported yet");
+        assert_eq!(
+            field("token:secret:API token").unwrap().kind,
+            FieldKind::Secret,
+            "secret fields (their values go to --out)"
+        );
         assert_eq!(
             action("approve:Approve").unwrap().label,
             "Approve",

@@ -15,7 +15,7 @@ use crate::args::{
 use crate::terminal::line;
 use crate::{config, exit};
 
-fn open(dir: &DataDirArgs, name: Option<String>) -> Result<Core> {
+pub(crate) fn open(dir: &DataDirArgs, name: Option<String>) -> Result<Core> {
     let device_name = name.unwrap_or_else(|| {
         std::env::var("HOSTNAME")
             .ok()
@@ -30,7 +30,7 @@ fn open(dir: &DataDirArgs, name: Option<String>) -> Result<Core> {
     })?)
 }
 
-fn ready(dir: &DataDirArgs) -> Result<Core> {
+pub(crate) fn ready(dir: &DataDirArgs) -> Result<Core> {
     let core = open(dir, None)?;
     if core.setup_state().status != SetupStatus::Ready {
         bail!(
@@ -55,6 +55,7 @@ pub async fn device(args: DeviceArgs) -> Result<ExitCode> {
             );
             Ok(exit::OK.into())
         }
+        other => crate::devices::run(other).await,
     }
 }
 
@@ -135,27 +136,70 @@ pub async fn inbox(args: InboxArgs) -> Result<ExitCode> {
                 crate::show::print_message(&view);
             }
         }
+        InboxCommand::SaveAttachment {
+            dir,
+            id,
+            attachment,
+            out,
+        } => {
+            let core = ready(&dir)?;
+            core.sync_once().await?;
+            core.save_attachment(&id, &attachment, &out).await?;
+            eprintln!("Saved {attachment} to {}", out.display());
+        }
+        InboxCommand::Reveal {
+            dir,
+            id,
+            out,
+            timeout,
+        } => return crate::reveal::reveal(&dir, &id, &out, timeout.as_deref()).await,
         InboxCommand::Answer {
             dir,
             id,
             action,
             json,
+            secrets,
+            files,
         } => {
-            if action.is_none() && json.is_none() {
-                bail!("pass --action ID or --json '{{...}}'");
+            if action.is_none() && json.is_none() && secrets.is_empty() && files.is_empty() {
+                bail!(
+                    "pass --action ID, --json '{{...}}', --secret FIELD=FILE or --file FIELD=PATH"
+                );
             }
+            let files = crate::answer_files::parse_specs(&files)?;
             let core = ready(&dir)?;
             core.sync_once().await?;
             let current = core.message(&id).await?;
             if current.requires_review && current.summary.unread {
                 bail!("the sender asks you to read this request in full first: run `herald inbox show {id}`, then answer");
             }
+            // A secret-file field's --secret names the file to upload.
+            let (secrets, files) =
+                crate::secret::route_secret_files(secrets, files, &current.fields)?;
+            let secret_fields: Vec<String> = current
+                .fields
+                .iter()
+                .filter(|f| f.kind == herald_client::view::FieldKind::Secret)
+                .map(|f| f.id.clone())
+                .collect();
+            // Secret values come from files (--secret), never from arguments.
+            let values_json = if action.is_none()
+                && (!secrets.is_empty() || !secret_fields.is_empty())
+            {
+                Some(
+                    crate::secret::merge_secret_values(json.as_deref(), &secrets, &secret_fields)?
+                        .to_string(),
+                )
+            } else {
+                json
+            };
             let view = core
                 .answer(
                     &id,
                     AnswerInput {
                         action_id: action,
-                        values_json: json,
+                        values_json,
+                        files,
                     },
                 )
                 .await?;

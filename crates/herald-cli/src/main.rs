@@ -1,11 +1,17 @@
 //! `herald`: the agent's command line (send, ask, wait) and a headless device (device init,
 //! connection create, inbox). See docs/cli.md for every command and the exit codes.
 
+mod answer_files;
 mod args;
+mod attach;
 mod config;
 mod content;
 mod device;
+mod devices;
 mod exit;
+mod out_file;
+mod reveal;
+mod secret;
 mod send;
 mod show;
 mod terminal;

@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use herald_client::agent::{AgentClient, SendOptions, WaitOutcome};
+use herald_protocol::content::MAX_ATTACHMENTS;
 use herald_protocol::wire::MAX_EXPIRES_IN_SECS;
 use herald_protocol::MessageId;
 use serde_json::json;
@@ -26,10 +27,14 @@ fn options(args: &crate::args::ContentArgs) -> Result<SendOptions> {
         ),
         None => None,
     };
+    if args.files.len() > MAX_ATTACHMENTS {
+        anyhow::bail!("at most {MAX_ATTACHMENTS} --file per message");
+    }
     Ok(SendOptions {
         idempotency_key: args.idempotency_key.clone(),
         expires_in: None,
         reply_to,
+        attachments: args.files.clone(),
     })
 }
 
@@ -42,14 +47,18 @@ fn print_json(value: &serde_json::Value) {
 
 /// `herald send`: prints `{id, revision, status, createdAt}`.
 pub async fn send(args: SendArgs) -> Result<ExitCode> {
+    if let Some(path) = args.secret_file.clone() {
+        return crate::secret::send(args, &path).await;
+    }
     let message = content::base(&args.content)?;
-    content::check_supported(&message)?;
     if message.expects_answer() {
         anyhow::bail!("this content asks for an answer (a form, questions or actions): send it with `herald ask`");
     }
-    let record = client(&args.agent)?
-        .send(&message, options(&args.content)?)
-        .await?;
+    let opts = options(&args.content)?;
+    let client = client(&args.agent)?;
+    let mut message = message;
+    crate::attach::add_image_blocks(&client, &args.content.blocks, &mut message).await?;
+    let record = client.send(&message, opts).await?;
     print_json(
         &json!({"id": record.id, "revision": record.revision, "status": record.status, "createdAt": record.created_at}),
     );
@@ -73,12 +82,17 @@ pub async fn ask(args: AskArgs) -> Result<ExitCode> {
     if let Some(path) = &args.schema {
         message.schema = Some(content::schema(path)?);
     }
-    content::check_supported(&message)?;
     if !message.expects_answer() {
         anyhow::bail!(
             "a request needs at least one --action, --field, --question or --schema (use `herald send` for a message)"
         );
     }
+    crate::secret::check_out_for(&message, args.out.as_deref(), "this request")?;
+    crate::answer_files::check_out_dir(
+        args.out_dir.as_deref(),
+        crate::answer_files::has_file_fields(&message),
+        "this request",
+    )?;
     let mut opts = options(&args.content)?;
     if let Some(deadline) = &args.deadline {
         let secs = config::parse_duration(deadline)?.as_secs();
@@ -93,9 +107,17 @@ pub async fn ask(args: AskArgs) -> Result<ExitCode> {
         .map(config::parse_duration)
         .transpose()?;
     let client = client(&args.agent)?;
+    crate::attach::add_image_blocks(&client, &args.content.blocks, &mut message).await?;
     let record = client.send(&message, opts).await?;
     eprintln!("herald: sent {} — waiting for an answer", record.id);
-    finish(&client, &record.id, timeout).await
+    finish(
+        &client,
+        &record.id,
+        timeout,
+        args.out.as_deref(),
+        args.out_dir.as_deref(),
+    )
+    .await
 }
 
 /// `herald wait ID`: resumes waiting for a request's answer.
@@ -107,7 +129,20 @@ pub async fn wait(args: WaitArgs) -> Result<ExitCode> {
         .as_deref()
         .map(config::parse_duration)
         .transpose()?;
-    finish(&client(&args.agent)?, &id, timeout).await
+    let client = client(&args.agent)?;
+    // Secrets are handed over once: know where they go before collecting them.
+    let content = client.request_content(&id).await?;
+    crate::secret::check_out_for(&content, args.out.as_deref(), id.as_str())?;
+    let has_files = !client.file_field_ids(&id).await?.is_empty();
+    crate::answer_files::check_out_dir(args.out_dir.as_deref(), has_files, id.as_str())?;
+    finish(
+        &client,
+        &id,
+        timeout,
+        args.out.as_deref(),
+        args.out_dir.as_deref(),
+    )
+    .await
 }
 
 /// `herald cancel ID`: prints `{id, status}`.
@@ -123,9 +158,23 @@ async fn finish(
     client: &AgentClient,
     id: &MessageId,
     timeout: Option<std::time::Duration>,
+    out: Option<&std::path::Path>,
+    out_dir: Option<&std::path::Path>,
 ) -> Result<ExitCode> {
     match client.wait(id, timeout).await? {
-        WaitOutcome::Answered(answer) => {
+        WaitOutcome::Answered(mut answer) => {
+            if let Some(secrets) = &answer.secrets {
+                let out = out.context("the answer has secret values but no --out was given")?;
+                crate::secret::write_secrets(client, out, secrets).await?;
+                eprintln!(
+                    "herald: wrote the secret value(s) of {} to {} (mode 0600)",
+                    secrets.ids().collect::<Vec<_>>().join(", "),
+                    out.display()
+                );
+            }
+            // Files go to --out-dir; the printed answer lists them with their paths.
+            crate::answer_files::save(client, &mut answer, out_dir).await?;
+            // Secret fields print as {"secret": true}; their values are only in --out.
             print_json(&serde_json::to_value(&answer)?);
             Ok(exit::OK.into())
         }

@@ -43,6 +43,18 @@ pub fn print_message(view: &MessageView) {
         out!("\n── block {} · {kind}{title}{lang} ──", i + 1);
         out!("{}", inert(&b.text, true));
     }
+    if !view.attachments.is_empty() {
+        out!("\nAttachments (save with `herald inbox save-attachment ID ATTACHMENT --out PATH`):");
+        for a in &view.attachments {
+            out!(
+                "  {}  {}  ({}, {} bytes)",
+                a.id,
+                line(&a.name),
+                line(&a.mime_type),
+                a.size
+            );
+        }
+    }
     if !view.fields.is_empty() {
         out!("\nForm (answer with `herald inbox answer ID --json '{{\"field\": value}}'`):");
         for f in &view.fields {
@@ -65,6 +77,15 @@ pub fn print_message(view: &MessageView) {
                 .unwrap_or_default(),
             a.values_json
         );
+        for f in &a.attachments {
+            out!(
+                "  file {}  {}  ({}, {} bytes)",
+                f.id,
+                line(&f.name),
+                line(&f.mime_type),
+                f.size
+            );
+        }
     }
 }
 

@@ -17,8 +17,16 @@ use serde::Serialize;
 use tokio::sync::OnceCell;
 
 use crate::http::RelayHttp;
+
+mod answer_files;
+mod offer;
+mod secret_answer;
+
 use crate::ws::SyncSocket;
 use crate::{Error, Result};
+pub use answer_files::{safe_file_name, ReceivedFile};
+pub use offer::OfferOutcome;
+pub use secret_answer::{SecretFile, SecretValues};
 
 /// Options of [`AgentClient::send`].
 #[derive(Debug, Clone, Default)]
@@ -29,6 +37,9 @@ pub struct SendOptions {
     pub expires_in: Option<u64>,
     /// Continue the conversation of this message.
     pub reply_to: Option<MessageId>,
+    /// Files to attach (≤ 10 with the content's own `attachments`, each ≤ 100 MB): each is
+    /// encrypted, uploaded and added to the content's `attachments` before sealing.
+    pub attachments: Vec<std::path::PathBuf>,
 }
 
 /// A decrypted, verified answer, as `herald ask` prints it.
@@ -52,10 +63,20 @@ pub struct AnswerOutput {
     pub answered_at: String,
     /// Name of the device that answered.
     pub answered_by: String,
+    /// Files answered for file fields (each field's value names one); download them with
+    /// [`AgentClient::save_answer_files`] or [`AgentClient::download_answer_file`].
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<ReceivedFile>,
+    /// The values of secret fields (whose `values` entries read `{"secret": true}`),
+    /// collected once from the relay. Never serialized; `Debug` shows field ids only.
+    #[serde(skip)]
+    pub secrets: Option<SecretValues>,
 }
 
 /// How a wait ended.
 #[derive(Debug, Clone, PartialEq)]
+// Returned once per wait, never stored in bulk: boxing the answer would buy nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum WaitOutcome {
     Answered(AnswerOutput),
     /// The request closed without an answer (expired or cancelled).
@@ -101,14 +122,40 @@ impl AgentClient {
             .await
     }
 
-    /// Validates, seals and posts a message or request; returns the relay's record.
+    /// Validates, seals and posts a message or request; returns the relay's record. Files in
+    /// `options.attachments` are uploaded first (see [`AgentClient::upload_file`]) and added to
+    /// the content's `attachments`; the content is validated before any upload (with stand-in
+    /// attachments) and again after.
     pub async fn send(
         &self,
         content: &MessageContent,
         options: SendOptions,
     ) -> Result<MessageRecord> {
+        if options.attachments.is_empty() {
+            content.validate().map_err(Error::Validation)?;
+            return self.seal_and_post(content, options).await;
+        }
+        let mut draft = content.clone();
+        for (i, path) in options.attachments.iter().enumerate() {
+            draft.attachments.push(stand_in(i, path));
+        }
+        draft.validate().map_err(Error::Validation)?;
+        let mut content = content.clone();
+        for path in &options.attachments {
+            content.attachments.push(self.upload_file(path).await?);
+        }
         content.validate().map_err(Error::Validation)?;
-        self.seal_and_post(content, options).await
+        self.seal_and_post(&content, options).await
+    }
+
+    /// Encrypts and uploads one file as this connection (docs/files.md); put the returned
+    /// attachment in a message's `attachments` (and name its id in image blocks) within 15
+    /// minutes. Errors as [`crate::files::upload_file`].
+    pub async fn upload_file(
+        &self,
+        path: &std::path::Path,
+    ) -> Result<herald_protocol::content::Attachment> {
+        crate::files::upload_file(&self.http, path).await
     }
 
     async fn seal_and_post(
@@ -140,8 +187,17 @@ impl AgentClient {
         };
         // Same content and metadata give the same digest, so a retry with the same
         // Idempotency-Key gets the original message back although this seal differs.
+        // Attachments count by what they hold, not by their upload: a retry uploads again
+        // (new ids, new keys) and must still match.
+        let mut digest_content = content.clone();
+        let files: Vec<_> = digest_content
+            .attachments
+            .drain(..)
+            .map(|a| serde_json::json!([a.name, a.mime_type, a.size, a.sha256]))
+            .collect();
         let digest_input = serde_json::to_vec(&serde_json::json!({
-            "content": content,
+            "content": digest_content,
+            "files": files,
             "expiresIn": expires_in,
             "replyTo": options.reply_to,
         }))
@@ -156,6 +212,7 @@ impl AgentClient {
             reply_to: options.reply_to,
             content_digest: Some(herald_protocol::envelope::b64_encode(&digest)),
             envelope,
+            attachments: crate::files::attachment_ids(&content.attachments),
         };
         let key = options
             .idempotency_key
@@ -210,6 +267,10 @@ impl AgentClient {
         }
         let content: AnswerContent = serde_json::from_slice(&plaintext)
             .map_err(|e| Error::Protocol(format!("answer content: {e}")))?;
+        // Secret fields: their values wait on the relay, sealed to this connection only.
+        let secrets = self
+            .collect_secrets(record, &header, &content.values)
+            .await?;
         let answered_by = directory
             .sender_name(&header.sender)
             .unwrap_or_else(|| "a device".into());
@@ -229,6 +290,8 @@ impl AgentClient {
             question_answers,
             answered_at: answer.answered_at.clone(),
             answered_by,
+            files: answer_files::received_files(&content),
+            secrets,
         })
     }
 
@@ -273,6 +336,23 @@ impl AgentClient {
             }
             tokio::time::sleep(backoff.next_delay()).await;
         }
+    }
+}
+
+/// A well-formed placeholder for a file not uploaded yet, to validate content before spending
+/// an upload: the real name and type, a distinct id, and the size on disk (when readable).
+fn stand_in(index: usize, path: &std::path::Path) -> herald_protocol::content::Attachment {
+    let letter = char::from(b'a' + (index % 26) as u8);
+    herald_protocol::content::Attachment {
+        id: format!("fil_{}{letter}", "7".repeat(25)),
+        name: path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        mime_type: crate::files::guess_type(path),
+        size: std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
+        sha256: "A".repeat(43),
+        key: format!("AGE-SECRET-KEY-1{}", "Q".repeat(58)),
     }
 }
 

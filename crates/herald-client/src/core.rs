@@ -20,6 +20,9 @@ use crate::session::Session;
 use crate::view::*;
 use crate::{present, sync, Error, Result};
 
+mod answer_files;
+mod attachments;
+
 /// How to open the core.
 #[derive(Debug, Clone)]
 pub struct CoreConfig {
@@ -36,16 +39,18 @@ pub struct CoreConfig {
 /// Handle to the device core; cheap to clone, shareable across tasks.
 #[derive(Clone)]
 pub struct Core {
-    inner: Arc<Inner>,
+    pub(crate) inner: Arc<Inner>,
 }
 
 pub(crate) struct Inner {
-    config: CoreConfig,
+    pub(crate) config: CoreConfig,
     pub(crate) local: LoadedKey,
-    cache: Arc<Cache>,
-    session: RwLock<Option<Arc<Session>>>,
+    pub(crate) cache: Arc<Cache>,
+    pub(crate) session: RwLock<Option<Arc<Session>>>,
     pub(crate) events: broadcast::Sender<CoreEvent>,
-    sync_task: Mutex<Option<JoinHandle<()>>>,
+    pub(crate) sync_task: Mutex<Option<JoinHandle<()>>>,
+    /// Pairing requests this new device registered and waits on (devices.rs).
+    pub(crate) pairings: crate::devices::PendingPairings,
 }
 
 impl Inner {
@@ -60,7 +65,7 @@ impl Inner {
             .map_err(|e| Error::Storage(format!("cache task failed: {e}")))?
     }
 
-    fn session(&self) -> Result<Arc<Session>> {
+    pub(crate) fn session(&self) -> Result<Arc<Session>> {
         self.session
             .read()
             .unwrap_or_else(|p| p.into_inner())
@@ -95,6 +100,7 @@ impl Core {
                 session: RwLock::new(session),
                 events,
                 sync_task: Mutex::new(None),
+                pairings: Default::default(),
             }),
         })
     }
@@ -350,16 +356,23 @@ impl Core {
 
     /// Validates the answer against the request's form, seals it to the asking connection and
     /// the account, posts it (accepted once by the relay) and returns the updated message.
-    /// Errors: `validation_failed`, `already_answered`, `request_expired`,
-    /// `request_cancelled`, `not_found`, `network`.
+    /// Files for file fields (`input.files`, ≤ 100 MB each) are checked first, then encrypted
+    /// and uploaded, and the answer names them (docs/files.md, "File answers").
+    /// Errors: `validation_failed` (a missing or oversized file too, at its field id),
+    /// `already_answered`, `request_expired`, `request_cancelled`, `not_found`, `network`.
     pub async fn answer(&self, id: &str, input: AnswerInput) -> Result<MessageView> {
         let session = self.inner.session()?;
         let message_id = MessageId::parse(id).ok_or_else(|| Error::NotFound(id.to_owned()))?;
         let owned = id.to_owned();
         let row = self.inner.cache_call(move |c| c.get(&owned)).await?;
         let opened = present::opened(&self.inner.local.key, &row)?;
-        let answer = match input.action_id {
+        let mut answer = match input.action_id {
             Some(action_id) => {
+                if !input.files.is_empty() {
+                    return Err(Error::InvalidInput(
+                        "an action's answer carries no files".into(),
+                    ));
+                }
                 let action = opened
                     .content
                     .actions
@@ -371,33 +384,34 @@ impl Core {
                 AnswerContent {
                     action_id: Some(action_id),
                     values: action.values.clone(),
+                    attachments: vec![],
                 }
             }
             None => {
-                let text = input.values_json.unwrap_or_else(|| "{}".into());
+                // May hold secret field values: wiped when dropped, never logged.
+                let text =
+                    zeroize::Zeroizing::new(input.values_json.unwrap_or_else(|| "{}".into()));
                 let values = serde_json::from_str(&text).map_err(|e| {
                     Error::InvalidInput(format!("answer values must be a JSON object: {e}"))
                 })?;
                 AnswerContent {
                     action_id: None,
                     values,
+                    attachments: vec![],
                 }
             }
         };
+        // Files for file and secret-file fields: checked, then encrypted and uploaded
+        // (answer_files.rs); secret-file ones move to the secret envelope below.
+        answer_files::attach(&session.http, &opened.content, &mut answer, &input.files).await?;
         opened
             .content
             .validate_answer(&answer)
             .map_err(Error::Validation)?;
-        let envelope = session
-            .seal_answer(&message_id, &opened.sender, &answer)
-            .await?;
-        let result = session
-            .http
-            .answer(
-                &message_id,
-                &herald_protocol::wire::AnswerRequest { envelope },
-            )
-            .await;
+        // Secret field values leave the answer here: sealed to the asking connection only,
+        // never cached (secrets.rs).
+        let request = session.answer_request(&message_id, &opened, answer).await?;
+        let result = session.http.answer(&message_id, &request).await;
         let record = match result {
             Ok(record) => record,
             Err(e) => {

@@ -15,6 +15,36 @@ use crate::{Core, Result};
 /// Name of the demo connection.
 pub const DEMO_CONNECTION_NAME: &str = "Demo agent";
 
+/// The gallery's image (a PNG), attached for real when the demo runs.
+pub const DEMO_IMAGE: &[u8] = include_bytes!("demo/architecture.png");
+/// Id of the stand-in attachment in [`demo_messages`]; `run_demo` uploads [`DEMO_IMAGE`] and
+/// puts the real attachment in its place.
+const DEMO_IMAGE_ID: &str = "fil_dddddddddddddddddddddddddd";
+
+/// Uploads [`DEMO_IMAGE`] and swaps it in for the stand-in attachment of `content`, if any
+/// (the relay refuses the stand-in: it was never uploaded).
+pub async fn attach_demo_image(agent: &AgentClient, content: &mut MessageContent) -> Result<()> {
+    let Some(slot) = content
+        .attachments
+        .iter_mut()
+        .find(|a| a.id == DEMO_IMAGE_ID)
+    else {
+        return Ok(());
+    };
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("architecture.png");
+    tokio::fs::write(&path, DEMO_IMAGE).await?;
+    *slot = agent.upload_file(&path).await?;
+    for block in &mut content.blocks {
+        if let herald_protocol::content::Block::Image(image) = block {
+            if image.attachment_id == DEMO_IMAGE_ID {
+                image.attachment_id = slot.id.clone();
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The demo's messages, in sending order.
 pub fn demo_messages() -> Vec<MessageContent> {
     let items = [
@@ -45,8 +75,12 @@ pub fn demo_messages() -> Vec<MessageContent> {
                  "text": "{\"status\":\"ok\",\"latencyMs\":{\"p50\":12,\"p99\":48},\"regions\":[\"eu-west-1\",\"us-east-1\"]}"},
                 {"type": "table", "columns": ["Service", "Version", "Status"],
                  "rows": [["api", "1.2.0", "healthy"], ["worker", "1.1.9", "degraded"]]},
-                {"type": "image", "attachmentId": "att_architecture_diagram", "alt": "Architecture diagram"}
+                {"type": "image", "attachmentId": DEMO_IMAGE_ID, "alt": "Architecture diagram"}
             ],
+            // A stand-in, replaced by the real upload in `run_demo`.
+            "attachments": [{"id": DEMO_IMAGE_ID, "name": "architecture.png", "type": "image/png",
+                "size": DEMO_IMAGE.len(), "sha256": "A".repeat(43),
+                "key": format!("AGE-SECRET-KEY-1{}", "Q".repeat(58))}],
             "fields": [
                 {"id": "summary", "label": "One-line summary", "type": "text", "required": true},
                 {"id": "notes", "label": "Notes", "type": "textarea", "help": "Markdown is fine."},
@@ -89,9 +123,11 @@ pub async fn run_demo(core: &Core) -> Result<usize> {
     let messages = demo_messages();
     for content in &messages {
         let expires_in = content.expects_answer().then_some(24 * 60 * 60);
+        let mut content = content.clone();
+        attach_demo_image(&agent, &mut content).await?;
         agent
             .send(
-                content,
+                &content,
                 SendOptions {
                     expires_in,
                     ..Default::default()

@@ -36,6 +36,31 @@ pub enum Error {
     /// Local storage (cache database, key files, keychain) failed.
     #[error("storage: {0}")]
     Storage(String),
+    /// The relay deleted the file (it expired before a message carried it, or its message was
+    /// reset): its bytes are gone for good (`file_expired`).
+    #[error("this file has expired and was deleted")]
+    FileExpired,
+    /// A downloaded file is not the one the message describes: wrong key, truncated,
+    /// tampered with, or another size or SHA-256 (docs/files.md). Nothing was saved.
+    #[error("the file failed its integrity check: {0}")]
+    FileIntegrity(String),
+    /// Pairing key confirmation failed: the code typed on the approving device is not the one
+    /// the new device shows (or a key was changed on the way). The request is used up.
+    #[error("the pairing code did not match; start again on the new device")]
+    WrongPairingCode,
+    /// The pairing request passed its 10 minutes (relay clock) before it completed.
+    #[error("the pairing request expired; start again on the new device")]
+    PairingExpired,
+    /// The pairing request was already answered (one attempt per code).
+    #[error("this pairing request was already answered; start again on the new device")]
+    PairingClaimed,
+    /// The recovery key opens no backup on this relay (mistyped in a way the checksum missed,
+    /// another account's, or this relay is not the account's).
+    #[error("this recovery key does not unlock an account on this relay")]
+    WrongRecoveryKey,
+    /// This device was revoked or its account was reset: unlock it again.
+    #[error("this device was signed out (revoked, or the account was reset); unlock it again")]
+    SignedOut,
 }
 
 impl Error {
@@ -52,6 +77,13 @@ impl Error {
             Error::Protocol(_) => "protocol".into(),
             Error::Crypto(_) => "crypto".into(),
             Error::Storage(_) => "storage".into(),
+            Error::FileExpired => "file_expired".into(),
+            Error::FileIntegrity(_) => "file_integrity".into(),
+            Error::WrongPairingCode => "wrong_pairing_code".into(),
+            Error::PairingExpired => "pairing_expired".into(),
+            Error::PairingClaimed => "pairing_claimed".into(),
+            Error::WrongRecoveryKey => "wrong_recovery_key".into(),
+            Error::SignedOut => "signed_out".into(),
         }
     }
 }

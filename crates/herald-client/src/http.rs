@@ -73,7 +73,7 @@ impl RelayHttp {
         self.bearer.as_ref().map(|b| b.as_str())
     }
 
-    fn request(&self, method: Method, path: &str) -> RequestBuilder {
+    pub(crate) fn request(&self, method: Method, path: &str) -> RequestBuilder {
         let req = self.http.request(method, format!("{}{}", self.base, path));
         match &self.bearer {
             Some(b) => req.bearer_auth(b.as_str()),
@@ -81,7 +81,7 @@ impl RelayHttp {
         }
     }
 
-    async fn send<T: DeserializeOwned>(&self, req: RequestBuilder) -> Result<T> {
+    pub(crate) async fn send<T: DeserializeOwned>(&self, req: RequestBuilder) -> Result<T> {
         let resp = req.send().await.map_err(network)?;
         let status = resp.status();
         let bytes = resp
@@ -102,7 +102,7 @@ impl RelayHttp {
     }
 
     /// Sends a request whose success has no body (204).
-    async fn send_empty(&self, req: RequestBuilder) -> Result<()> {
+    pub(crate) async fn send_empty(&self, req: RequestBuilder) -> Result<()> {
         let resp = req.send().await.map_err(network)?;
         if resp.status().is_success() {
             return Ok(());
@@ -221,7 +221,7 @@ impl RelayHttp {
 
 /// A transport error with its causes ("connection refused", "invalid peer certificate"…),
 /// without the URL's query or credentials.
-fn network(e: reqwest::Error) -> Error {
+pub(crate) fn network(e: reqwest::Error) -> Error {
     let e = e.without_url();
     let mut text = e.to_string();
     let mut source = std::error::Error::source(&e);

@@ -6,6 +6,8 @@
 pub mod agent;
 pub mod cache;
 pub mod demo;
+pub mod device_view;
+pub mod files;
 pub mod http;
 pub mod view;
 pub mod ws;
@@ -13,12 +15,16 @@ pub mod ws;
 mod backoff;
 mod core;
 mod device_state;
+mod devices;
 mod error;
+mod http_devices;
 mod local_key;
 mod present;
+mod secrets;
 mod session;
 mod sync;
 
 pub use crate::core::{Core, CoreConfig};
 pub use crate::error::{Error, Result};
 pub use crate::local_key::KEY_FILE;
+pub use crate::secrets::SecretReveal;

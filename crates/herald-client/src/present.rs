@@ -3,7 +3,8 @@
 
 use herald_crypto::LocalKey;
 use herald_protocol::content::{
-    AnswerContent, Block, Field, FieldKind as WireFieldKind, TextBlock,
+    AnswerContent, Attachment, Block, Field, FieldKind as WireFieldKind, TextBlock,
+    MAX_INLINE_IMAGE_BYTES,
 };
 use herald_protocol::wire::MessageStatus as WireStatus;
 
@@ -33,6 +34,15 @@ fn open_blob(
     herald_crypto::open_local(key, id.as_bytes(), blob.as_ref()?).ok()
 }
 
+/// The view of the relay's kind (unknown kinds show as messages).
+fn kind(relay_kind: &str) -> MessageKind {
+    if relay_kind == herald_protocol::secrets::SECRET_OFFER_KIND {
+        MessageKind::Secret
+    } else {
+        MessageKind::Message
+    }
+}
+
 /// The inbox row of a cached message.
 pub fn summary(key: &LocalKey, m: &CachedMessage) -> MessageSummary {
     let r = &m.record;
@@ -58,6 +68,7 @@ pub fn summary(key: &LocalKey, m: &CachedMessage) -> MessageSummary {
         thread_id: r.thread_id.clone(),
         thread_sequence: r.thread_sequence,
         reply_to: r.reply_to.clone(),
+        kind: kind(&r.kind),
     }
 }
 
@@ -72,11 +83,18 @@ pub(crate) fn opened(key: &LocalKey, m: &CachedMessage) -> Result<OpenedMessage>
     serde_json::from_slice(&bytes).map_err(|e| Error::Storage(format!("cached content: {e}")))
 }
 
+/// The decrypted answer of a cached message, if it has one that opens.
+pub(crate) fn answer_content(key: &LocalKey, m: &CachedMessage) -> Option<AnswerContent> {
+    open_blob(key, &m.record.id, &m.record.sealed_answer)
+        .and_then(|b| serde_json::from_slice::<AnswerContent>(&b).ok())
+}
+
 /// The reading-pane view of a cached message.
 pub fn message_view(key: &LocalKey, m: &CachedMessage) -> Result<MessageView> {
     let summary = summary(key, m);
     let Ok(opened) = opened(key, m) else {
         return Ok(MessageView {
+            kind: summary.kind,
             summary,
             body_html: String::new(),
             body_markdown: String::new(),
@@ -86,6 +104,7 @@ pub fn message_view(key: &LocalKey, m: &CachedMessage) -> Result<MessageView> {
             blocks: vec![],
             requires_review: false,
             answer: None,
+            attachments: vec![],
         });
     };
     let content = opened.content;
@@ -95,8 +114,10 @@ pub fn message_view(key: &LocalKey, m: &CachedMessage) -> Result<MessageView> {
             action_id: a.action_id,
             values_json: serde_json::to_string_pretty(&a.values).unwrap_or_default(),
             answered_at: m.record.answered_at.clone().unwrap_or_default(),
+            attachments: a.attachments.iter().map(attachment_view).collect(),
         });
     Ok(MessageView {
+        kind: summary.kind,
         summary,
         body_html: herald_render::markdown_to_html(&content.body),
         body_markdown: content.body.clone(),
@@ -121,7 +142,19 @@ pub fn message_view(key: &LocalKey, m: &CachedMessage) -> Result<MessageView> {
         blocks: content.blocks.iter().map(block_view).collect(),
         requires_review: content.requires_review(),
         answer,
+        attachments: content.attachments.iter().map(attachment_view).collect(),
     })
+}
+
+/// The UI's view of an attachment (everything but the key and hash).
+fn attachment_view(a: &Attachment) -> AttachmentView {
+    AttachmentView {
+        id: a.id.clone(),
+        name: a.name.clone(),
+        mime_type: a.mime_type.clone(),
+        size: a.size,
+        inline_image: a.is_image() && a.size <= MAX_INLINE_IMAGE_BYTES,
+    }
 }
 
 /// Renders one block with herald-render.
@@ -133,6 +166,7 @@ fn block_view(b: &Block) -> BlockView {
         html,
         text: t.text.clone(),
         requires_review: t.requires_review,
+        attachment_id: None,
     };
     match b {
         Block::Code(t) => text_block(
@@ -153,18 +187,20 @@ fn block_view(b: &Block) -> BlockView {
                 .collect::<Vec<_>>()
                 .join("\n"),
             requires_review: t.requires_review,
+            attachment_id: None,
         },
         Block::Image(i) => BlockView {
             kind: BlockKind::Image,
             title: None,
             language: None,
-            // Attachments arrive with encrypted files; until then, say what is missing.
+            // A fallback only: the UI loads the attachment's bytes and shows those.
             html: herald_render::markdown_to_html(&format!(
                 "![{}](attachment)",
                 i.alt.replace(['[', ']'], "")
             )),
             text: format!("[image: {}]", i.alt),
             requires_review: i.requires_review,
+            attachment_id: Some(i.attachment_id.clone()),
         },
     }
 }

@@ -21,6 +21,9 @@ pub(crate) struct Session {
     pub http: RelayHttp,
     pub safety_code: String,
     directory: RwLock<Option<Directory>>,
+    /// The account key bundle after a rotation this session learned of (devices.rs); `None`
+    /// while `state.account_keys` is the latest.
+    rotated: std::sync::RwLock<Option<herald_crypto::AccountKeys>>,
 }
 
 /// Decrypted parts of a cached message, as sealed in its row.
@@ -41,7 +44,22 @@ impl Session {
             http,
             safety_code,
             directory: RwLock::new(None),
+            rotated: std::sync::RwLock::new(None),
         })
+    }
+
+    /// The latest account key bundle this session holds (every AEK epoch it knows).
+    pub fn account_keys(&self) -> herald_crypto::AccountKeys {
+        self.rotated
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+            .unwrap_or_else(|| self.state.account_keys.clone())
+    }
+
+    /// Replaces the bundle after a rotation (the caller saves the device state too).
+    pub fn set_account_keys(&self, keys: herald_crypto::AccountKeys) {
+        *self.rotated.write().unwrap_or_else(|p| p.into_inner()) = Some(keys);
     }
 
     /// The verified directory, fetching `GET /keys` when missing or when `refresh`.
@@ -63,17 +81,18 @@ impl Session {
     }
 
     fn account_secrets(&self, envelope: &Envelope) -> Vec<RecipientSecret> {
+        let keys = self.account_keys();
         envelope
             .recipients
             .iter()
-            .filter_map(|r| self.state.account_keys.encryption_secret(&r.key_id))
+            .filter_map(|r| keys.encryption_secret(&r.key_id))
             .collect()
     }
 
     /// Seals the account key bundle to the recovery public key and stores it on the relay
     /// (`PUT /keys/backup`), so the recovery key alone can unlock a new device.
     pub async fn upload_recovery_backup(&self, recovery: &herald_crypto::Recipient) -> Result<()> {
-        let sealed = herald_crypto::seal_bundle_to_recovery(&self.state.account_keys, recovery)?;
+        let sealed = herald_crypto::seal_bundle_to_recovery(&self.account_keys(), recovery)?;
         let backup = herald_protocol::wire::RecoveryBackup {
             recovery_key_id: recovery.key_id.clone(),
             recovery_public_key: herald_protocol::envelope::b64_encode(&recovery.public_key),
@@ -121,6 +140,7 @@ impl Session {
             thread_id: record.thread_id.to_string(),
             thread_sequence: record.thread_sequence,
             reply_to: record.reply_to.as_ref().map(|r| r.to_string()),
+            kind: record.kind.clone(),
         };
         let aad = record.id.as_str().as_bytes();
         match self.open_message(record).await {
@@ -210,10 +230,9 @@ impl Session {
         to: &Principal,
         answer: &AnswerContent,
     ) -> Result<Envelope> {
-        let mut directory = self.directory(false).await?;
-        if recipient_of(&directory, to).is_none() {
-            directory = self.directory(true).await?;
-        }
+        // Always fresh: after a device is revoked the account key rotates, and an answer
+        // sealed to the old epoch would stay readable by the revoked device.
+        let directory = self.directory(true).await?;
         let asker = recipient_of(&directory, to).ok_or_else(|| {
             Error::Protocol("the asking connection is no longer certified (revoked?)".into())
         })?;

@@ -21,6 +21,8 @@ pub(crate) async fn catch_up(inner: &Inner, session: &Session) -> Result<usize> 
     loop {
         let cursor = inner.cache_call(|c| c.cursor()).await?;
         let page = session.http.messages(cursor, DEFAULT_PAGE_LIMIT).await?;
+        // A record sealed to an account key this device lacks: the key may have rotated.
+        crate::devices::learn_rotation_for(inner, session, &page.records).await;
         let mut rows = Vec::with_capacity(page.records.len());
         for record in &page.records {
             rows.push(session.process(&inner.local.key, record).await?);

@@ -95,6 +95,19 @@ pub enum MessageStatus {
     Cancelled,
 }
 
+/// What a message is, from the relay's `kind` (docs/secrets.md). Kinds this version does not
+/// know show as `message`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub enum MessageKind {
+    /// A message or a request (relay kind `message`).
+    Message,
+    /// A secret offer (relay kind `secret`): title and body only; open it with
+    /// `open_secret_offer`, then `reveal_secret_offer` shows the secret once.
+    Secret,
+}
+
 /// One row of the inbox list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -122,6 +135,8 @@ pub struct MessageSummary {
     pub thread_sequence: u32,
     /// The message this one replies to.
     pub reply_to: Option<String>,
+    /// `message`, or `secret` for a secret offer.
+    pub kind: MessageKind,
 }
 
 /// One option of a choice field.
@@ -203,6 +218,29 @@ pub struct AnswerView {
     /// The answer values as pretty JSON text.
     pub values_json: String,
     pub answered_at: String,
+    /// Files the answer carries (file fields); save them with `save_attachment` and the
+    /// request's message id.
+    pub attachments: Vec<AttachmentView>,
+}
+
+/// An encrypted file carried by a message or an answer (docs/files.md). The key never leaves
+/// the core: save it with `Core::save_attachment`, show an image with
+/// `Core::attachment_bytes_for_image`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct AttachmentView {
+    /// `fil_…`, the id to pass to `save_attachment` / `attachment_bytes_for_image`.
+    pub id: String,
+    /// The sender's file name (a name, never a path; untrusted: escape before showing).
+    pub name: String,
+    /// MIME type as the sender declared it, e.g. `image/png`.
+    pub mime_type: String,
+    /// Plaintext size in bytes (≤ 100,000,000; fits a JS number).
+    #[ts(type = "number")]
+    pub size: u64,
+    /// Whether an image block can show it inline (PNG, JPEG, GIF or WebP of at most 10 MB).
+    pub inline_image: bool,
 }
 
 /// A message opened in the reading pane.
@@ -211,6 +249,8 @@ pub struct AnswerView {
 #[ts(export)]
 pub struct MessageView {
     pub summary: MessageSummary,
+    /// The same as `summary.kind`: `secret` shows the secret-offer card instead of a form.
+    pub kind: MessageKind,
     /// Sanitized HTML of the Markdown body (herald-render); safe to insert as innerHTML.
     pub body_html: String,
     /// The Markdown source of the body (for terminals and "copy as Markdown").
@@ -226,6 +266,8 @@ pub struct MessageView {
     /// asks for review).
     pub requires_review: bool,
     pub answer: Option<AnswerView>,
+    /// Files the message carries, in the sender's order (≤ 10).
+    pub attachments: Vec<AttachmentView>,
 }
 
 /// How the sender wrote the form.
@@ -255,8 +297,8 @@ pub enum BlockKind {
 }
 
 /// One block, rendered by the backend to sanitized HTML (syntect classes for code and JSON,
-/// `diff-*` rows for diffs, `data-table` for tables, a placeholder for images until files
-/// arrive).
+/// `diff-*` rows for diffs, `data-table` for tables; an image block's `html` is only a
+/// fallback: the UI shows the attachment named by `attachment_id`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
@@ -273,17 +315,27 @@ pub struct BlockView {
     /// characters before printing.
     pub text: String,
     pub requires_review: bool,
+    /// Image blocks: the attachment to show (see `MessageView::attachments`); load its bytes
+    /// with `attachment_bytes_for_image`.
+    pub attachment_id: Option<String>,
 }
 
 /// What the person submits: either an action id (its values are taken from the action) or
-/// field values, an object from field id to value (string, or array of strings for multiselect).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+/// field values, an object from field id to value (string, or array of strings for multiselect),
+/// plus the local files chosen for file fields.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
 pub struct AnswerInput {
     pub action_id: Option<String>,
     /// JSON object text, e.g. `{"reason":"looks good"}`; ignored when `action_id` is set.
     pub values_json: Option<String>,
+    /// File and secret-file fields: field id → path of a local file (at most 100 MB) that the
+    /// core encrypts and uploads as the field's answer (docs/files.md). A field named here
+    /// must not also appear in `values_json`. Empty by default; ignored with `action_id`.
+    #[serde(default)]
+    #[ts(type = "Record<string, string>")]
+    pub files: std::collections::BTreeMap<String, std::path::PathBuf>,
 }
 
 /// Events pushed to the UI (Tauri event name `herald://event`).

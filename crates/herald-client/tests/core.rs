@@ -146,6 +146,7 @@ async fn request_arrives_live_is_answered_and_survives_restart() {
             AnswerInput {
                 action_id: Some("deploy".into()),
                 values_json: None,
+                files: Default::default(),
             },
         )
         .await;
@@ -165,6 +166,7 @@ async fn request_arrives_live_is_answered_and_survives_restart() {
             AnswerInput {
                 action_id: Some("approve".into()),
                 values_json: None,
+                files: Default::default(),
             },
         )
         .await
@@ -202,6 +204,7 @@ async fn request_arrives_live_is_answered_and_survives_restart() {
             AnswerInput {
                 action_id: Some("reject".into()),
                 values_json: None,
+                files: Default::default(),
             },
         )
         .await;
@@ -359,10 +362,13 @@ async fn the_gallery_renders_every_block_and_field_type() {
         ConnectionToken::parse(&connection.token).unwrap(),
     )
     .unwrap();
-    let gallery = herald_client::demo::demo_messages()
+    let mut gallery = herald_client::demo::demo_messages()
         .into_iter()
         .find(|m| m.title.starts_with("Gallery"))
         .expect("the demo has a gallery");
+    herald_client::demo::attach_demo_image(&agent, &mut gallery)
+        .await
+        .expect("the gallery's image is uploaded");
     let sent = agent
         .send(&gallery, SendOptions::default())
         .await
@@ -405,6 +411,19 @@ async fn the_gallery_renders_every_block_and_field_type() {
         !view.blocks[4].html.contains("<img"),
         "no remote or missing image is loaded"
     );
+    let image_id = view.blocks[4]
+        .attachment_id
+        .clone()
+        .expect("the image block names its attachment");
+    let (mime, bytes) = core
+        .attachment_bytes_for_image(sent.id.as_str(), &image_id)
+        .await
+        .expect("the image loads");
+    assert_eq!(
+        (mime.as_str(), &bytes[..]),
+        ("image/png", herald_client::demo::DEMO_IMAGE),
+        "the gallery's image, decrypted"
+    );
     let field_kinds: Vec<_> = view.fields.iter().map(|f| f.kind).collect();
     for kind in [
         FieldKind::Text,
@@ -422,6 +441,7 @@ async fn the_gallery_renders_every_block_and_field_type() {
     let answer = herald_client::view::AnswerInput {
         action_id: None,
         values_json: Some(r#"{"summary":"ship","budget":12.5,"replicas":3,"notify":true,"day":"2026-12-01","window":"2026-12-01T22:00:00Z","strategy":"slow and steady","regions":["eu","us"]}"#.into()),
+        files: Default::default(),
     };
     let answered = core
         .answer(sent.id.as_str(), answer)

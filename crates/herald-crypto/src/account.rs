@@ -133,7 +133,7 @@ impl AccountKeys {
         epoch
     }
 
-    fn sign(&self, body: &CertificateBody) -> Certificate {
+    pub(crate) fn sign(&self, body: &CertificateBody) -> Certificate {
         // Serializing these derived types (strings, integers, enum tags) cannot fail.
         let payload = serde_json::to_vec(body).expect("certificate bodies serialize");
         let signature = ed25519_sign(&self.identity_seed, &certificate_message(&payload));

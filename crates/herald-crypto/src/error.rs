@@ -42,6 +42,10 @@ pub enum Error {
     /// The account key bundle holds no encryption key of this epoch.
     #[error("unknown encryption key epoch {0}")]
     UnknownEpoch(u32),
+    /// Pairing key confirmation failed: the typed code differs from the one the new device
+    /// shows, or someone in between changed a key or message.
+    #[error("the pairing code does not match")]
+    PairingMismatch,
 }
 
 impl Error {
@@ -58,6 +62,7 @@ impl Error {
             Error::Decryption(_) => "decryption_failed",
             Error::Checksum => "checksum_mismatch",
             Error::UnknownEpoch(_) => "unknown_epoch",
+            Error::PairingMismatch => "pairing_mismatch",
         }
     }
 }

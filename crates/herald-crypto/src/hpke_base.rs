@@ -133,6 +133,62 @@ pub(crate) fn open(
     .map_err(|_| Error::Decryption(what))
 }
 
+/// SealPSK(pkR, info, aad, pt, psk, psk_id) (RFC 9180 §5.1.2, mode 0x01): `(enc, ct)`. Only a
+/// receiver holding both the X25519 secret and the PSK can open it.
+pub(crate) fn seal_psk(
+    public: &[u8; 32],
+    info: &[u8],
+    aad: &[u8],
+    plaintext: &[u8],
+    psk: &[u8],
+    psk_id: &[u8],
+) -> Result<([u8; ENC_LEN], Vec<u8>)> {
+    let pk = <Kem as hpke::Kem>::PublicKey::from_bytes(public)
+        .map_err(|_| Error::InvalidInput("recipient public key"))?;
+    let bundle =
+        hpke::PskBundle::new(psk, psk_id).map_err(|_| Error::InvalidInput("pre-shared key"))?;
+    let (enc, ct) = hpke::single_shot_seal_with_rng::<Aead, Kdf, Kem>(
+        &OpModeS::Psk(bundle),
+        &pk,
+        info,
+        plaintext,
+        aad,
+        &mut SystemRng,
+    )
+    .map_err(|_| Error::InvalidInput("recipient public key is not a usable X25519 key"))?;
+    let mut enc_bytes = [0u8; ENC_LEN];
+    enc.write_exact(&mut enc_bytes);
+    Ok((enc_bytes, ct))
+}
+
+/// OpenPSK, the inverse of [`seal_psk`]. Any failure (wrong secret, wrong PSK, tampering) is
+/// [`Error::Decryption`] naming `what`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn open_psk(
+    secret: &[u8; 32],
+    enc: &[u8],
+    info: &[u8],
+    aad: &[u8],
+    ciphertext: &[u8],
+    psk: &[u8],
+    psk_id: &[u8],
+    what: &'static str,
+) -> Result<Zeroizing<Vec<u8>>> {
+    let enc =
+        <Kem as hpke::Kem>::EncappedKey::from_bytes(enc).map_err(|_| Error::Decryption(what))?;
+    let bundle = hpke::PskBundle::new(psk, psk_id).map_err(|_| Error::Decryption(what))?;
+    hpke::single_shot_open::<Aead, Kdf, Kem>(
+        &OpModeR::Psk(bundle),
+        &private_key(secret),
+        &enc,
+        info,
+        ciphertext,
+        aad,
+    )
+    .map(Zeroizing::new)
+    .map_err(|_| Error::Decryption(what))
+}
+
 #[cfg(test)]
 mod tests {
     //! RFC 9180 Appendix A.2.1 (DHKEM(X25519, HKDF-SHA256), HKDF-SHA256, ChaCha20Poly1305,

@@ -26,6 +26,24 @@ pub const CONNECTION_IDEMPOTENCY: &[u8] = b"herald.v1/connection/idempotency";
 pub const RECOVERY_ENCRYPTION: &[u8] = b"herald.v1/recovery/encryption";
 /// HPKE `info` when sealing the account key bundle to the recovery key.
 pub const RECOVERY_BUNDLE: &[u8] = b"herald.v1/recovery/bundle";
+/// SPAKE2 identity prefix of the new device (side A) in typed-code pairing.
+pub const PAIRING_NEW_DEVICE: &[u8] = b"herald.v1/pairing/new-device";
+/// SPAKE2 identity of the approving device (side B) in typed-code pairing.
+pub const PAIRING_APPROVER: &[u8] = b"herald.v1/pairing/approver";
+/// SHA-256 prefix of the pairing transcript both key confirmations cover.
+pub const PAIRING_TRANSCRIPT: &[u8] = b"herald.v1/pairing/transcript";
+/// HKDF-SHA256 `info` deriving the approver's key-confirmation (HMAC) key from the PAKE key.
+pub const PAIRING_CONFIRM_APPROVER: &[u8] = b"herald.v1/pairing/confirm/approver";
+/// HKDF-SHA256 `info` deriving the new device's key-confirmation (HMAC) key from the PAKE key.
+pub const PAIRING_CONFIRM_NEW_DEVICE: &[u8] = b"herald.v1/pairing/confirm/new-device";
+/// HKDF-SHA256 `info` deriving the HPKE PSK (the bundle's pre-shared key) from the PAKE key.
+pub const PAIRING_PSK: &[u8] = b"herald.v1/pairing/psk";
+/// HPKE `psk_id` of the pairing bundle.
+pub const PAIRING_PSK_ID: &[u8] = b"herald.v1/pairing/id-of-psk";
+/// HPKE `info` when sealing the account bundle to a new device in pairing (PSK mode).
+pub const PAIRING_BUNDLE: &[u8] = b"herald.v1/pairing/bundle";
+/// HPKE `info` when sealing a rotated account bundle to a remaining device (base mode).
+pub const DEVICE_BUNDLE: &[u8] = b"herald.v1/device/bundle";
 /// HKDF-SHA256 `info` deriving the at-rest sealing key from the keychain's local key.
 pub const LOCAL_SEAL: &[u8] = b"herald.v1/local/seal";
 
@@ -42,6 +60,15 @@ pub const ALL: &[&[u8]] = &[
     CONNECTION_IDEMPOTENCY,
     RECOVERY_ENCRYPTION,
     RECOVERY_BUNDLE,
+    PAIRING_NEW_DEVICE,
+    PAIRING_APPROVER,
+    PAIRING_TRANSCRIPT,
+    PAIRING_CONFIRM_APPROVER,
+    PAIRING_CONFIRM_NEW_DEVICE,
+    PAIRING_PSK,
+    PAIRING_PSK_ID,
+    PAIRING_BUNDLE,
+    DEVICE_BUNDLE,
     LOCAL_SEAL,
 ];
 

@@ -17,13 +17,17 @@
 
 mod account;
 mod connection;
+mod device_bundle;
 mod directory;
 mod envelope;
 mod error;
+pub mod files;
 mod hpke_base;
 mod keys;
 pub mod labels;
 mod local;
+mod offer;
+mod pairing;
 mod primitives;
 mod recovery;
 mod safety;
@@ -31,19 +35,26 @@ mod safety;
 pub use herald_protocol::envelope::{
     Certificate, CertificateBody, Envelope, EnvelopeHeader, EnvelopeKind, Principal, SealedKey,
 };
-pub use herald_protocol::ids::{AccountId, ConnectionId, DeviceId, MessageId};
+pub use herald_protocol::ids::{AccountId, ConnectionId, DeviceId, MessageId, PairingId};
 
 pub use account::{account_fingerprint, account_id_for, verify_certificate, AccountKeys};
 pub use connection::{ConnectionKeys, ConnectionToken};
+pub use device_bundle::{open_bundle_for_device, seal_bundle_to_device};
 pub use directory::{ConnectionInfo, DeviceInfo, Directory, EncryptionKeyInfo, MIN_PIN_LEN};
 pub use envelope::{open, seal, SealParams};
 pub use error::{Error, Result};
+pub use files::{decrypt_file, encrypt_file, EncryptedFile, FileError, FileKey};
 pub use keys::{
     key_id_ed25519, key_id_x25519, new_bearer, new_connection_id, new_device_id, new_message_id,
     DeviceKeys, DevicePublic, Recipient, RecipientSecret, Signer, KEY_ALG_ED25519, KEY_ALG_X25519,
     KEY_ID_LEN,
 };
 pub use local::{open_local, seal_local, LocalKey};
+pub use offer::{verify_offer_key, OneTimeKey, VerifiedOfferKey};
+pub use pairing::{
+    ApproverConfirmed, ApproverPairing, NewDeviceConfirmed, NewDevicePairing, PairingCode,
+    PAIRING_CODE_DIGITS,
+};
 pub use primitives::random_bytes;
 pub use recovery::{open_bundle_with_recovery, seal_bundle_to_recovery, RecoveryKey};
 pub use safety::{

@@ -55,6 +55,11 @@ pub enum EnvelopeKind {
     Message,
     /// An answer to a request.
     Answer,
+    /// The secret values of an answer, sealed to the asking connection only (docs/secrets.md).
+    SecretAnswer,
+    /// The secret of a secret offer, sealed by the sending connection to the device's
+    /// one-time key (docs/secrets.md).
+    SecretPayload,
 }
 
 /// Who signed an envelope.
@@ -140,6 +145,22 @@ pub enum CertificateBody {
         encryption_key_id: String,
         encryption_key: String,
         created_at: String,
+    },
+    /// A device's one-time X25519 key for one secret offer (docs/secrets.md): the sender seals
+    /// the secret to `publicKey` only if this certificate verifies and has not expired.
+    #[serde(rename_all = "camelCase")]
+    OfferKey {
+        account_id: AccountId,
+        /// The secret offer (a message of kind `secret`) this key is for.
+        message_id: MessageId,
+        /// The device holding the private half.
+        device_id: DeviceId,
+        key_id: String,
+        /// base64url X25519 public key.
+        public_key: String,
+        created_at: String,
+        /// RFC 3339; the sender refuses the key after this time (its own clock).
+        expires_at: String,
     },
 }
 

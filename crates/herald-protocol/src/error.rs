@@ -85,6 +85,50 @@ catalog! {
     AccountExists = ("account_exists", 409, "This account already exists."),
     /// A connection with this id exists already.
     ConnectionExists = ("connection_exists", 409, "This connection already exists."),
+    /// The pairing request is past its 10-minute expiry (relay clock).
+    PairingExpired = ("pairing_expired", 410, "This pairing request has expired; start again on the new device."),
+    /// The pairing request already has its one response (one attempt per code).
+    PairingClaimed = ("pairing_claimed", 409, "This pairing request was already answered; start again on the new device."),
+    /// The pairing failed key confirmation (a wrong code) and is burned.
+    PairingFailed = ("pairing_failed", 409, "The pairing code did not match; start again on the new device."),
+    /// The pairing step came out of order (e.g. completing before the new device confirmed).
+    PairingNotReady = ("pairing_not_ready", 409, "The pairing request is not ready for this step."),
+    /// A pairing request with this id exists already.
+    PairingIdTaken = ("pairing_id_taken", 409, "A pairing request with this id already exists."),
+    /// The certificate is not signed by the account identity key.
+    BadSignature = ("bad_signature", 400, "The certificate is not signed by the account identity key."),
+    /// A device cannot revoke itself.
+    CannotRevokeSelf = ("cannot_revoke_self", 409, "A device cannot revoke itself; revoke it from another device."),
+    /// The account's keys changed since the request was prepared (a concurrent rotation).
+    KeysChanged = ("keys_changed", 409, "The account keys changed meanwhile; reload them and try again."),
+    /// Too many failed attempts at an unauthenticated route; try again later.
+    RateLimited = ("rate_limited", 429, "Too many attempts; try again in a minute."),
+    /// A secret (answer or offer) was handed over already; it is handed over once.
+    SecretCollected = ("secret_collected", 410, "This secret was already collected; it is handed over once."),
+    /// A secret was not collected in time and the relay deleted it.
+    SecretExpired = ("secret_expired", 410, "This secret expired before it was collected and was deleted."),
+    /// The secret-offer routes were called on a message that is not a secret offer.
+    NotASecretOffer = ("not_a_secret_offer", 409, "This message is not a secret offer."),
+    /// A device already posted the one-time key of this secret offer.
+    OfferKeyExists = ("offer_key_exists", 409, "This secret offer was already opened on a device."),
+    /// The secret was posted before any device opened the offer.
+    OfferNotOpened = ("offer_not_opened", 409, "This secret offer has not been opened on a device yet."),
+    /// The sender already posted the secret of this offer.
+    SecretPayloadExists = ("secret_payload_exists", 409, "The secret of this offer was already sent."),
+    /// A device asked for the secret before the sender posted it.
+    SecretNotSent = ("secret_not_sent", 409, "The sender has not sent the secret yet."),
+    /// `PUT /files/:id` ended before the reserved size.
+    FileTooShort = ("file_too_short", 400, "The upload ended before the reserved size; upload the whole file again."),
+    /// `PUT /files/:id` sent more bytes than reserved.
+    FileTooLong = ("file_too_long", 413, "The upload is longer than the reserved size."),
+    /// `PUT /files/:id` for a file that is uploaded already (or being uploaded).
+    FileAlreadyUploaded = ("file_already_uploaded", 409, "This file was already uploaded; reserve a new one."),
+    /// `PUT /files/:id` after the reservation's 15 minutes (relay clock).
+    FileReservationExpired = ("file_reservation_expired", 410, "This upload reservation has expired; reserve a new one."),
+    /// The file was deleted (expired unattached, or its message reset); its bytes are gone.
+    FileExpired = ("file_expired", 410, "This file has expired and was deleted."),
+    /// An attachment names a file already attached to another message.
+    FileAlreadyAttached = ("file_already_attached", 409, "This file is already attached to another message."),
     /// The body exceeds the route's size limit.
     PayloadTooLarge = ("payload_too_large", 413, "The request body is too large."),
     /// Something failed inside the relay; the cause is logged, not returned.

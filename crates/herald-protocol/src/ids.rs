@@ -94,6 +94,20 @@ id_type!(
     "msg_"
 );
 
+id_type!(
+    /// A pairing request of a new device (docs/devices.md). Made by the new device, because it
+    /// is bound into the PAKE identities before the relay has seen the request.
+    PairingId,
+    "pai_"
+);
+
+id_type!(
+    /// An encrypted file stored by the relay (an attachment's ciphertext); made by the relay
+    /// when the upload is reserved (`POST /files`).
+    FileId,
+    "fil_"
+);
+
 /// An account-wide, strictly increasing change counter. Every stored change (a new message, an
 /// answer, an expiry) gets the next revision; a cursor is the highest revision a reader has
 /// stored. `0` means "nothing seen yet".

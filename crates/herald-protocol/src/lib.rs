@@ -6,10 +6,13 @@
 //! validation the published limits require. The normative description is docs/protocol.md.
 
 pub mod content;
+pub mod devices;
 pub mod envelope;
 pub mod error;
+pub mod files;
 pub mod ids;
+pub mod secrets;
 pub mod wire;
 
 pub use error::{ErrorBody, ErrorCode};
-pub use ids::{AccountId, ConnectionId, DeviceId, MessageId, Revision};
+pub use ids::{AccountId, ConnectionId, DeviceId, FileId, MessageId, PairingId, Revision};

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::envelope::{Certificate, Envelope};
-use crate::ids::{AccountId, ConnectionId, DeviceId, MessageId, Revision};
+use crate::ids::{AccountId, ConnectionId, DeviceId, FileId, MessageId, Revision};
 
 /// Longest accepted `expiresIn`, and the furthest `expiresAt` may lie ahead: 24 hours.
 pub const MAX_EXPIRES_IN_SECS: u64 = 24 * 60 * 60;
@@ -137,6 +137,12 @@ pub struct SendMessageRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content_digest: Option<String>,
     pub envelope: Envelope,
+    /// The files this message carries (≤ 10, no duplicates), ids only: their names, types and
+    /// keys are inside the encrypted content. Each must be a completed upload by the same
+    /// credential, not attached anywhere yet; the relay links them to the message so that
+    /// whoever may read the message may download them (docs/files.md).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<FileId>,
 }
 
 fn default_kind() -> String {
@@ -252,6 +258,22 @@ pub struct ThreadPage {
 #[serde(rename_all = "camelCase")]
 pub struct AnswerRequest {
     pub envelope: Envelope,
+    /// The values of secret fields, sealed to the asking connection only (envelope kind
+    /// `secretAnswer`); `envelope` then carries `{"secret": true}` in their place. The relay
+    /// keeps it apart from the record and hands it to the asking connection once
+    /// (docs/secrets.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secret_envelope: Option<Envelope>,
+    /// Files the answer carries (uploads by the answering device for file fields), as in
+    /// [`SendMessageRequest::attachments`]; linked to the answered request.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<FileId>,
+    /// Uploads by the answering device for secret-file fields (docs/secrets.md): their keys
+    /// travel only in `secret_envelope`, which must be present. The relay lets only the
+    /// asking connection download them and deletes them 15 minutes after the answer. At most
+    /// 10 files between this list and `attachments`, none in both.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub secret_attachments: Vec<FileId>,
 }
 
 /// Frames the relay sends on `GET /ws` (text frames, JSON). Keepalive uses websocket pings.

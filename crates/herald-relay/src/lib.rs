@@ -8,9 +8,11 @@
 //! on the current runtime.
 
 pub mod auth;
+mod blobs;
 pub mod clock;
 pub mod error;
 mod hub;
+mod limits;
 mod routes;
 mod state;
 pub mod store;
@@ -83,6 +85,12 @@ async fn sweep(state: AppState) {
             _ = tick.tick() => {
                 if let Err(e) = state.sweep_expired().await {
                     tracing::error!(error = %e, "expiry sweep failed");
+                }
+                if let Err(e) = state.sweep_secrets().await {
+                    tracing::error!(error = %e, "secret sweep failed");
+                }
+                if let Err(e) = state.sweep_files().await {
+                    tracing::error!(error = %e, "file sweep failed");
                 }
             }
         }

@@ -11,6 +11,8 @@ use tokio_util::task::TaskTracker;
 use crate::clock::{Clock, SystemClock};
 use crate::error::{ApiError, Result};
 use crate::hub::{Change, Hub};
+use crate::store::files::FileStore;
+use crate::store::secrets::SecretStore;
 use crate::store::sqlite::SqliteStore;
 use crate::store::{Store, StoreError, StoreResult};
 use crate::RelayConfig;
@@ -22,6 +24,12 @@ pub struct AppState {
 
 pub(crate) struct Inner {
     pub store: Arc<dyn Store>,
+    /// Secret answers and offers (docs/secrets.md); the same database as `store`.
+    pub secrets: Arc<dyn SecretStore>,
+    /// Encrypted files' metadata (docs/files.md); the same database as `store`.
+    pub files: Arc<dyn FileStore>,
+    /// Encrypted files' bytes under `<data_dir>/files`.
+    pub blobs: crate::blobs::Blobs,
     pub clock: Arc<dyn Clock>,
     pub hub: Hub,
     pub config: RelayConfig,
@@ -29,6 +37,8 @@ pub(crate) struct Inner {
     pub shutdown: CancellationToken,
     /// Open websocket tasks, awaited on shutdown.
     pub sockets: TaskTracker,
+    /// Budgets of the unauthenticated device routes (docs/devices.md).
+    pub limits: crate::limits::Limits,
 }
 
 impl AppState {
@@ -47,19 +57,28 @@ impl AppState {
             std::fs::set_permissions(&config.data_dir, std::fs::Permissions::from_mode(0o700))?;
         }
         let store = SqliteStore::open(config.data_dir.join("relay.db"))?;
+        crate::blobs::prepare(&config.data_dir)?;
         Ok(Self::with_store(config, Arc::new(store), clock))
     }
 
     /// State over any store implementation.
-    pub fn with_store(config: RelayConfig, store: Arc<dyn Store>, clock: Arc<dyn Clock>) -> Self {
+    pub fn with_store<S: Store + SecretStore + FileStore>(
+        config: RelayConfig,
+        store: Arc<S>,
+        clock: Arc<dyn Clock>,
+    ) -> Self {
         AppState {
             inner: Arc::new(Inner {
+                secrets: store.clone(),
+                files: store.clone(),
+                blobs: crate::blobs::Blobs::new(&config.data_dir),
                 store,
                 clock,
                 hub: Hub::default(),
                 config,
                 shutdown: CancellationToken::new(),
                 sockets: TaskTracker::new(),
+                limits: Default::default(),
             }),
         }
     }

@@ -390,7 +390,7 @@ async fn the_recovery_backup_is_stored_per_account_and_replaced() {
 
     let backup = |bundle: &[u8]| {
         serde_json::json!({
-            "recoveryKeyId": "k_recovery",
+            "recoveryKeyId": herald_crypto::key_id_x25519(&[9u8; 32]),
             "recoveryPublicKey": b64_encode(&[9u8; 32]),
             "sealedBundle": b64_encode(bundle),
         })

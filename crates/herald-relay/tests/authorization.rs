@@ -3,6 +3,12 @@
 //! catalog body `{"error","message","fields"}` and its status.
 
 mod common;
+#[path = "authz/devices.rs"]
+mod device_rows;
+#[path = "authz/files.rs"]
+mod file_rows;
+#[path = "authz/secrets.rs"]
+mod secret_rows;
 
 use common::*;
 use herald_protocol::wire::{KeysResponse, MessagePage, MessageRecord};
@@ -52,6 +58,12 @@ enum Route {
     Cancel,
     Ws,
     Health,
+    /// The device routes (docs/devices.md), rows in `authz/devices.rs`.
+    Device(device_rows::DeviceRoute),
+    /// The file routes (docs/files.md), rows in `authz/files.rs`.
+    File(file_rows::FileRoute),
+    /// The secret routes (docs/secrets.md), rows in `authz/secrets.rs`.
+    Secret(secret_rows::SecretRoute),
 }
 
 /// Expected outcome per caller, in the order of [`CALLERS`].
@@ -74,6 +86,9 @@ fn expected(route: Route) -> [Expect; 5] {
         Route::Cancel => [E(U), S(200), S(200), E(U), E(N)],
         Route::Ws => [S(401), S(101), S(101), S(401), S(101)],
         Route::Health => [S(200), S(200), S(200), S(200), S(200)],
+        Route::Device(r) => device_rows::expected(r),
+        Route::Secret(r) => secret_rows::expected(r),
+        Route::File(r) => file_rows::expected(r),
     }
 }
 
@@ -186,9 +201,11 @@ impl World {
             }
             Route::Keys => call(url, Method::GET, "/keys", bearer, None).await,
             Route::PutBackup => {
+                // A key of its own per call: recovery key ids are unique across accounts.
+                let key = fixtures::random_bytes::<32>();
                 let body = serde_json::json!({
-                    "recoveryKeyId": "k_recovery",
-                    "recoveryPublicKey": herald_protocol::envelope::b64_encode(&[7u8; 32]),
+                    "recoveryKeyId": herald_crypto::key_id_x25519(&key),
+                    "recoveryPublicKey": herald_protocol::envelope::b64_encode(&key),
                     "sealedBundle": herald_protocol::envelope::b64_encode(b"opaque"),
                 });
                 call(url, Method::PUT, "/keys/backup", bearer, Some(body)).await
@@ -257,6 +274,9 @@ impl World {
                 };
             }
             Route::Health => call(url, Method::GET, "/health", bearer, None).await,
+            Route::Device(r) => return self.run_device(r, caller).await,
+            Route::Secret(r) => return self.run_secret(r, caller).await,
+            Route::File(r) => return self.run_file(r, caller).await,
         };
         (resp.status().as_u16(), Some(resp))
     }
@@ -282,7 +302,16 @@ async fn every_route_by_every_caller() {
         Route::Ws,
         Route::Health,
     ];
-    for route in routes {
+    // The device routes run last: their Reset row resets account B.
+    let device_routes = device_rows::ALL.map(Route::Device);
+    let file_routes = file_rows::ALL.map(Route::File);
+    let secret_routes = secret_rows::ALL.map(Route::Secret);
+    for route in routes
+        .into_iter()
+        .chain(file_routes)
+        .chain(secret_routes)
+        .chain(device_routes)
+    {
         for (caller, expect) in CALLERS.into_iter().zip(expected(route)) {
             let why = format!("{route:?} by {caller:?}");
             let (status, resp) = world.run(route, caller).await;

@@ -263,6 +263,7 @@ pub fn message_request(
         reply_to: None,
         content_digest: None,
         envelope,
+        attachments: vec![],
     }
 }
 
@@ -276,6 +277,9 @@ pub fn answer_request(account: &TestAccount, message_id: &MessageId) -> AnswerRe
             account.device(),
             &random_bytes::<64>(),
         ),
+        secret_envelope: None,
+        attachments: vec![],
+        secret_attachments: vec![],
     }
 }
 

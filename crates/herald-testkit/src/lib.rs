@@ -6,6 +6,7 @@
 //! the test with a message that says which step failed.
 
 pub mod fixtures;
+pub mod real;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

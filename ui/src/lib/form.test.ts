@@ -24,7 +24,15 @@ function field(id: string, kind: FieldView["kind"], extra: Partial<FieldView> = 
   };
 }
 
-const draft = (d: Partial<FieldDraft>): FieldDraft => ({ text: "", chosen: [], bool: null, otherOn: false, otherText: "", ...d });
+const draft = (d: Partial<FieldDraft>): FieldDraft => ({
+  text: "",
+  chosen: [],
+  bool: null,
+  otherOn: false,
+  otherText: "",
+  file: null,
+  ...d,
+});
 const utc = () => 0;
 const read = (f: FieldView, d: Partial<FieldDraft>) => readField(f, draft(d), utc);
 
@@ -129,9 +137,25 @@ describe("typed values per kind", () => {
     expect(read(f, {})).toEqual({ ok: true, value: undefined });
     expect(read({ ...f, required: true }, {})).toEqual({ ok: false, error: "Choose at least one option" });
   });
-  it("never sends secrets or files, and blocks a required one", () => {
-    expect(read(field("pw", "secret"), { text: "x" })).toEqual({ ok: true, value: undefined });
-    expect(read(field("f", "file", { required: true }), {}).ok).toBe(false);
+  it("sends a secret as typed, with the text rules", () => {
+    expect(read(field("pw", "secret"), { text: "s3cr3t " })).toEqual({ ok: true, value: "s3cr3t " });
+    expect(read(field("pw", "secret", { required: true }), {})).toEqual({ ok: false, error: "This field is required" });
+    expect(read(field("pw", "secret", { minLength: 8 }), { text: "short" }).ok).toBe(false);
+  });
+  it("needs a picked file for a required file field and keeps files out of the values", () => {
+    expect(read(field("f", "file", { required: true }), {})).toEqual({ ok: false, error: "Choose a file" });
+    expect(read(field("f", "secretFile"), {})).toEqual({ ok: true, value: undefined });
+    const picked = { pickId: "pick_1", name: "kubeconfig", size: 120 };
+    const fields = [field("f", "secretFile"), field("note", "text")];
+    const collected = collect(fields, { f: draft({ file: picked }), note: draft({ text: "hi" }) }, utc);
+    expect(collected.values, "the file is not a JSON value").toEqual({ note: "hi" });
+    expect(collected.files, "the picked file goes to the shell by id").toEqual({ f: "pick_1" });
+    expect(isFilled(fields[0], draft({ file: picked }))).toBe(true);
+  });
+  it("never shows a secret answer's value", () => {
+    const rows = answerRows([field("pw", "secret", { label: "Token" })], '{"pw":"hunter2"}');
+    expect(rows).toHaveLength(1);
+    expect(rows[0].value, "the secret is not displayed").not.toContain("hunter2");
   });
 });
 
@@ -149,6 +173,7 @@ describe("collect", () => {
     drafts.budget.text = "11";
     expect(collect(fields, drafts, utc)).toEqual({
       values: { env: "staging", why: "smoke test first" },
+      files: {},
       errors: { budget: "Must be at most 10" },
     });
     drafts.budget.text = "7";

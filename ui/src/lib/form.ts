@@ -21,6 +21,15 @@ export interface FieldDraft {
   /** Choice: Other is picked (instead of `text`); multiselect: Other is ticked. */
   otherOn: boolean;
   otherText: string;
+  /** File and secret-file: the file picked through the shell (which keeps its path). */
+  file: PickedFileDraft | null;
+}
+
+/** A picked file as the UI knows it: an opaque id for the shell, the name and size to show. */
+export interface PickedFileDraft {
+  pickId: string;
+  name: string;
+  size: number;
 }
 
 export type FormDraft = Record<string, FieldDraft>;
@@ -33,13 +42,14 @@ export const MAX_OTHER_CHARS = 100;
 /** Any text answer: at most this many characters (the protocol's limit). */
 export const MAX_TEXT_CHARS = 10_000;
 
-/** Shown on fields the desktop cannot answer yet. */
-export const UNSUPPORTED_NOTE =
-  "Answer this field from the Herald CLI for now — encrypted files and secrets arrive in a later version";
+/** File fields are answered with an upload the shell makes from the picked file. */
+export function isFileKind(kind: FieldKind): boolean {
+  return kind === "file" || kind === "secretFile";
+}
 
-/** Secret, file and secret-file answers need encrypted uploads, which come later. */
-export function isUnsupported(kind: FieldKind): boolean {
-  return kind === "secret" || kind === "file" || kind === "secretFile";
+/** Fields whose value must not outlive the submit (never prefilled, cleared after sending). */
+export function isSecretKind(kind: FieldKind): boolean {
+  return kind === "secret" || kind === "secretFile";
 }
 
 /** Length in characters (code points), as the backend counts. */
@@ -48,7 +58,7 @@ export function charCount(s: string): number {
 }
 
 function emptyDraft(): FieldDraft {
-  return { text: "", chosen: [], bool: null, otherOn: false, otherText: "" };
+  return { text: "", chosen: [], bool: null, otherOn: false, otherText: "", file: null };
 }
 
 function parseDefault(json: string | null): unknown {
@@ -92,7 +102,8 @@ export function initialDraft(field: FieldView): FieldDraft {
       }
       break;
     default:
-      if (typeof value === "string" && !isUnsupported(field.kind)) draft.text = value;
+      // A secret is never prefilled: a default would travel in the request, not from the person.
+      if (typeof value === "string" && field.kind !== "secret" && !isFileKind(field.kind)) draft.text = value;
   }
   return draft;
 }
@@ -180,27 +191,34 @@ export function readField(field: FieldView, draft: FieldDraft, offsetAt: OffsetA
       return ok(values);
     }
     case "secret":
+      return readText(field, draft.text);
     case "file":
     case "secretFile":
-      return field.required ? fail("This field can only be answered from the Herald CLI for now") : omitted;
+      if (draft.file === null) return field.required ? fail("Choose a file") : omitted;
+      return ok(draft.file);
   }
 }
 
 /** The typed answer values and the fields that are not ready, from all drafts. */
 export interface Collected {
   values: Record<string, unknown>;
+  /** File fields: field id → the picked file's id; the shell uploads it and fills the value. */
+  files: Record<string, string>;
   errors: FieldErrors;
 }
 
 export function collect(fields: FieldView[], drafts: FormDraft, offsetAt: OffsetAt = localOffset): Collected {
   const values: Record<string, unknown> = {};
+  const files: Record<string, string> = {};
   const errors: FieldErrors = {};
   for (const field of fields) {
     const read = readField(field, drafts[field.id] ?? emptyDraft(), offsetAt);
     if (!read.ok) errors[field.id] = read.error;
-    else if (read.value !== undefined) values[field.id] = read.value;
+    else if (read.value === undefined) continue;
+    else if (isFileKind(field.kind)) files[field.id] = (read.value as PickedFileDraft).pickId;
+    else values[field.id] = read.value;
   }
-  return { values, errors };
+  return { values, files, errors };
 }
 
 /** Whether a draft holds anything yet (for the question pager's chips). */
@@ -213,9 +231,21 @@ export function isFilled(field: FieldView, draft: FieldDraft | undefined): boole
       return draft.chosen.length > 0 || (draft.otherOn && draft.otherText.trim() !== "");
     case "choice":
       return draft.text !== "" || (draft.otherOn && draft.otherText.trim() !== "");
+    case "file":
+    case "secretFile":
+      return draft.file !== null;
     default:
       return draft.text.trim() !== "";
   }
+}
+
+/** Shown instead of a secret answer (whatever the cache holds, it is not displayed). */
+export const SECRET_SENT = "Sent encrypted to the asking agent — not shown or kept here";
+
+function fileShown(value: unknown, kind: FieldKind): string {
+  const name = typeof value === "object" && value !== null ? (value as { name?: unknown }).name : undefined;
+  const what = typeof name === "string" && name ? name : "A file";
+  return kind === "secretFile" ? `${what} (only the asking agent can download it)` : `${what} sent`;
 }
 
 /** One line of a given answer, for display. */
@@ -249,7 +279,10 @@ export function answerRows(fields: FieldView[], valuesJson: string): AnswerRow[]
   };
   const rows: AnswerRow[] = [];
   for (const field of fields) {
-    if (field.id in values) rows.push({ label: field.label, value: show(field, values[field.id]) });
+    if (!(field.id in values)) continue;
+    if (field.kind === "secret") rows.push({ label: field.label, value: SECRET_SENT });
+    else if (isFileKind(field.kind)) rows.push({ label: field.label, value: fileShown(values[field.id], field.kind) });
+    else rows.push({ label: field.label, value: show(field, values[field.id]) });
   }
   for (const [key, v] of Object.entries(values)) {
     if (!fields.some((f) => f.id === key)) rows.push({ label: key, value: show(undefined, v) });

@@ -17,6 +17,7 @@ function summary(id: string, createdAt: string, patch: Partial<MessageSummary> =
     threadId: id,
     threadSequence: 0,
     replyTo: null,
+    kind: "message",
     ...patch,
   };
 }

@@ -17,6 +17,7 @@ function summary(id: string, patch: Partial<MessageSummary> = {}): MessageSummar
     threadId: id,
     threadSequence: 0,
     replyTo: null,
+    kind: "message",
     ...patch,
   };
 }

@@ -17,7 +17,7 @@ pub struct Relay {
 }
 
 impl Relay {
-    fn start() -> Relay {
+    pub fn start() -> Relay {
         let dir = tempfile::tempdir().expect("temp dir");
         let data_dir = dir.path().to_path_buf();
         let (url_tx, url_rx) = std::sync::mpsc::channel();

@@ -38,11 +38,27 @@ const MIGRATIONS: &[M<'static>] = &[
     ALTER TABLE messages ADD COLUMN reply_to TEXT;
     CREATE INDEX messages_by_thread ON messages (thread_id, thread_sequence);",
     ),
+    // 3: the relay's `kind` (`message`, or `secret` for a secret offer). Rows cached before
+    // it get revision 0 and the cursor goes back to 0, so the next catch-up re-reads the
+    // history and stores every row's kind (read state is kept: upserts leave `unread`).
+    M::up(
+        "ALTER TABLE messages ADD COLUMN kind TEXT NOT NULL DEFAULT 'message';
+    UPDATE messages SET revision = 0;
+    UPDATE sync_state SET cursor = 0 WHERE id = 1;",
+    ),
 ];
 
 /// Brings the database to the latest schema.
 pub fn apply(c: &mut Connection) -> Result<()> {
     Migrations::from_slice(MIGRATIONS)
+        .to_latest(c)
+        .map_err(|e| Error::Storage(format!("cache migration: {e}")))
+}
+
+/// Brings the database to migration `n` only (tests of later migrations start from there).
+#[cfg(test)]
+pub(super) fn apply_first(c: &mut Connection, n: usize) -> Result<()> {
+    Migrations::from_slice(&MIGRATIONS[..n])
         .to_latest(c)
         .map_err(|e| Error::Storage(format!("cache migration: {e}")))
 }

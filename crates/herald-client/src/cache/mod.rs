@@ -128,6 +128,32 @@ impl Cache {
         rows::thread(&lock(&self.reader), thread_id)
     }
 
+    /// Forgets everything synced (another account's messages after a reset or a new unlock):
+    /// every table but the cursor row is emptied and the cursor goes back to 0, in one
+    /// transaction, so the next catch-up reads the account's whole history.
+    pub fn clear(&self) -> Result<()> {
+        let mut c = lock(&self.writer);
+        let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let tables: Vec<String> = {
+            let mut stmt = tx.prepare(
+                "SELECT name FROM sqlite_master
+                 WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'sync_state'",
+            )?;
+            let rows = stmt.query_map([], |r| r.get(0))?;
+            rows.collect::<rusqlite::Result<_>>()?
+        };
+        for table in tables {
+            // Names come from sqlite_master, not from input; quoted all the same.
+            tx.execute(
+                &format!("DELETE FROM \"{}\"", table.replace('"', "\"\"")),
+                [],
+            )?;
+        }
+        tx.execute("UPDATE sync_state SET cursor = 0 WHERE id = 1", [])?;
+        tx.commit()?;
+        Ok(())
+    }
+
     /// Marks a message read.
     pub fn mark_read(&self, id: &str) -> Result<bool> {
         let n = lock(&self.writer).execute(

@@ -27,6 +27,8 @@ pub struct StoredRecord {
     pub thread_id: String,
     pub thread_sequence: u32,
     pub reply_to: Option<String>,
+    /// The relay's kind: `message`, or `secret` for a secret offer (metadata the relay sees).
+    pub kind: String,
 }
 
 /// A stored record as read back, with this device's read state.
@@ -40,8 +42,8 @@ pub(super) fn upsert(c: &Connection, r: &StoredRecord) -> Result<()> {
     c.execute(
         "INSERT INTO messages (id, revision, status, expects_answer, sender_name, created_at,
              expires_at, sealed_title, sealed_content, sealed_answer, answered_at, error,
-             thread_id, thread_sequence, reply_to)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+             thread_id, thread_sequence, reply_to, kind)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
          ON CONFLICT(id) DO UPDATE SET
              revision = excluded.revision, status = excluded.status,
              expects_answer = excluded.expects_answer, sender_name = excluded.sender_name,
@@ -49,7 +51,8 @@ pub(super) fn upsert(c: &Connection, r: &StoredRecord) -> Result<()> {
              sealed_title = excluded.sealed_title, sealed_content = excluded.sealed_content,
              sealed_answer = excluded.sealed_answer, answered_at = excluded.answered_at,
              error = excluded.error, thread_id = excluded.thread_id,
-             thread_sequence = excluded.thread_sequence, reply_to = excluded.reply_to",
+             thread_sequence = excluded.thread_sequence, reply_to = excluded.reply_to,
+             kind = excluded.kind",
         params![
             r.id,
             r.revision.0 as i64,
@@ -66,6 +69,7 @@ pub(super) fn upsert(c: &Connection, r: &StoredRecord) -> Result<()> {
             r.thread_id,
             r.thread_sequence,
             r.reply_to,
+            r.kind,
         ],
     )?;
     Ok(())
@@ -73,7 +77,7 @@ pub(super) fn upsert(c: &Connection, r: &StoredRecord) -> Result<()> {
 
 const COLUMNS: &str = "id, revision, status, expects_answer, sender_name, created_at, expires_at,
     sealed_title, sealed_content, sealed_answer, answered_at, error, unread,
-    COALESCE(thread_id, id), thread_sequence, reply_to";
+    COALESCE(thread_id, id), thread_sequence, reply_to, kind";
 
 fn from_row(row: &Row<'_>) -> rusqlite::Result<(CachedMessage, String)> {
     let status: String = row.get(2)?;
@@ -95,6 +99,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<(CachedMessage, String)> {
                 thread_id: row.get(13)?,
                 thread_sequence: row.get(14)?,
                 reply_to: row.get(15)?,
+                kind: row.get(16)?,
             },
             unread: row.get(12)?,
         },

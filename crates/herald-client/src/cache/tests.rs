@@ -18,7 +18,50 @@ fn record(id: &str, revision: u64, status: MessageStatus) -> StoredRecord {
         thread_id: id.into(),
         thread_sequence: 0,
         reply_to: None,
+        kind: "message".into(),
     }
+}
+
+#[test]
+fn the_kind_migration_re_reads_the_history_and_keeps_read_state() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut c = rusqlite::Connection::open(dir.path().join(CACHE_FILE)).unwrap();
+        migrations::apply_first(&mut c, 2).unwrap();
+        c.execute_batch(
+            "INSERT INTO messages (id, revision, status, expects_answer, sender_name, created_at,
+                 unread, thread_id)
+             VALUES ('offer', 7, 'delivered', 0, 'agent', '2026-01-01T00:00:00.000Z', 0, 'offer');
+             UPDATE sync_state SET cursor = 7;",
+        )
+        .unwrap();
+    }
+    let cache = Cache::open(dir.path()).unwrap();
+    assert_eq!(
+        cache.cursor().unwrap(),
+        Revision(0),
+        "the next catch-up reads the whole history again"
+    );
+    let old = cache.get("offer").unwrap();
+    assert_eq!(
+        old.record.kind, "message",
+        "rows from before default to message"
+    );
+    assert_eq!(
+        old.record.revision,
+        Revision(0),
+        "and yield to the re-read record"
+    );
+    let mut offer = record("offer", 7, MessageStatus::Delivered);
+    offer.kind = "secret".into();
+    let fresh = cache.store_page(&[offer], Revision(7)).unwrap();
+    assert_eq!(fresh, [false], "a known message is not announced as new");
+    let now = cache.get("offer").unwrap();
+    assert_eq!(
+        now.record.kind, "secret",
+        "the re-read record brings its kind"
+    );
+    assert!(!now.unread, "read state survives the migration");
 }
 
 #[test]

@@ -9,6 +9,7 @@ use std::collections::HashSet;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::attachments::{check_attachments, Attachment};
 use super::check::{is_integral, Check, Violation};
 use super::dates::{is_date, is_date_time};
 use super::fields::{Field, FieldKind};
@@ -17,9 +18,10 @@ use super::limits::*;
 /// The decrypted content of an answer: `{actionId?, values}`.
 ///
 /// `values` maps field ids to answers (see [`FieldKind`] for each type's shape). A file or
-/// secret-file answer is `{"attachmentId": "<id>"}`, an upload carried by the answer. An answer
+/// secret-file answer is `{"attachmentId": "<id>"}` naming one of the answer's `attachments`
+/// (the upload, with its key; docs/files.md). An answer
 /// from an action carries its `actionId` and exactly that action's `values`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AnswerContent {
     /// The action tapped, if the answer came from an action.
@@ -28,6 +30,10 @@ pub struct AnswerContent {
     /// Field id → value.
     #[serde(default)]
     pub values: Map<String, Value>,
+    /// Files uploaded for file fields (≤ [`MAX_ATTACHMENTS`]); each file answer's
+    /// `attachmentId` names one of them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<Attachment>,
 }
 
 /// Checks answer values against fields: no unknown keys, every required field answered (or
@@ -158,6 +164,41 @@ fn check_text(field: &Field, s: &str) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Checks an answer's `attachments`: their shapes, that every file answer names one of them,
+/// and that each is named by a file answer. Paths: `attachments[i].…`, or the field id.
+pub(crate) fn check_answer_attachments(
+    fields: &[Field],
+    answer: &AnswerContent,
+) -> Result<(), Vec<Violation>> {
+    let mut c = Check::default();
+    check_attachments(&mut c, &answer.attachments);
+    let mut named = HashSet::new();
+    for field in fields.iter().filter(|f| f.kind.is_file()) {
+        // A malformed file answer is reported by the value check already.
+        let id = answer
+            .values
+            .get(&field.id)
+            .filter(|v| check_value(field, v).is_ok())
+            .and_then(|v| v.get("attachmentId"))
+            .and_then(Value::as_str);
+        if let Some(id) = id {
+            named.insert(id);
+            if !answer.attachments.iter().any(|a| a.id == id) {
+                c.fail(field.id.clone(), "must name an attachment of this answer");
+            }
+        }
+    }
+    for (i, a) in answer.attachments.iter().enumerate() {
+        if !named.contains(a.id.as_str()) {
+            c.fail(
+                format!("attachments[{i}].id"),
+                "is not the answer of any file field",
+            );
+        }
+    }
+    c.done()
 }
 
 /// Free text answering "Other": not blank, ≤ 100 characters.

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::answer::is_attachment_id;
+use super::attachments::{find, Attachment};
 use super::check::Check;
 use super::limits::*;
 
@@ -59,9 +60,9 @@ pub struct TableBlock {
     pub requires_review: bool,
 }
 
-/// `{type: "image", attachmentId, alt, requiresReview?}`: a PNG, JPEG, GIF or WebP that must be
-/// attached to the same message (checked once attachments exist; here only the shape:
-/// `attachmentId` 1–[`MAX_ATTACHMENT_ID_CHARS`] visible characters, `alt` 1–[`MAX_ALT_CHARS`]).
+/// `{type: "image", attachmentId, alt, requiresReview?}`: `attachmentId` names an attachment of
+/// the same message whose type is one of [`IMAGE_TYPES`] (PNG, JPEG, GIF, WebP); `alt`
+/// 1–[`MAX_ALT_CHARS`] characters.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ImageBlock {
@@ -93,8 +94,9 @@ impl Block {
     }
 }
 
-/// Checks `blocks`: count and each block's limits.
-pub(crate) fn check_blocks(c: &mut Check, blocks: &[Block]) {
+/// Checks `blocks`: count and each block's limits; an image block must name an image
+/// attachment of the same message.
+pub(crate) fn check_blocks(c: &mut Check, blocks: &[Block], attachments: &[Attachment]) {
     if blocks.len() > MAX_BLOCKS {
         c.fail("blocks", format!("at most {MAX_BLOCKS} blocks"));
     }
@@ -154,6 +156,18 @@ pub(crate) fn check_blocks(c: &mut Check, blocks: &[Block]) {
                         at("attachmentId"),
                         format!("must be 1–{MAX_ATTACHMENT_ID_CHARS} visible characters"),
                     );
+                } else {
+                    match find(attachments, &img.attachment_id) {
+                        None => c.fail(
+                            at("attachmentId"),
+                            "must name an attachment of this message",
+                        ),
+                        Some(a) if !a.is_image() => c.fail(
+                            at("attachmentId"),
+                            "must name a PNG, JPEG, GIF or WebP attachment",
+                        ),
+                        Some(_) => {}
+                    }
                 }
                 c.text(&at("alt"), &img.alt, 1, MAX_ALT_CHARS);
             }

@@ -49,3 +49,17 @@ pub const MAX_TABLE_CELL_CHARS: usize = 1_000;
 pub const MAX_ALT_CHARS: usize = 1_000;
 /// Languages a code, diff or json block may name; `text` when left out.
 pub const BLOCK_LANGUAGES: &[&str] = &["text", "sql", "javascript", "typescript", "python", "json"];
+/// Most attachments of a message (or of an answer).
+pub const MAX_ATTACHMENTS: usize = 10;
+/// Largest attachment, in plaintext bytes: 100 MB (10^8). Encrypted, it stays under the relay's
+/// 100 MiB file limit (`herald_protocol::files::MAX_FILE_BYTES`).
+pub const MAX_ATTACHMENT_BYTES: u64 = 100_000_000;
+/// Longest attachment name, in characters.
+pub const MAX_ATTACHMENT_NAME_CHARS: usize = 255;
+/// Longest attachment MIME type (`type/subtype`), in characters.
+pub const MAX_ATTACHMENT_TYPE_CHARS: usize = 127;
+/// Types an image block may show.
+pub const IMAGE_TYPES: &[&str] = &["image/png", "image/jpeg", "image/gif", "image/webp"];
+/// Largest image an image block is rendered from inline (devices): 10 MB (10^7 bytes). A larger
+/// image attachment is still downloadable.
+pub const MAX_INLINE_IMAGE_BYTES: u64 = 10_000_000;

@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Map;
 
 mod answer;
+mod attachments;
 mod blocks;
 mod check;
 pub mod dates;
@@ -31,6 +32,7 @@ mod questions;
 mod schema;
 
 pub use answer::AnswerContent;
+pub use attachments::Attachment;
 pub use blocks::{Block, ImageBlock, TableBlock, TextBlock};
 pub use check::Violation;
 pub use fields::{Action, Bounds, ChoiceOption, Field, FieldKind};
@@ -38,12 +40,13 @@ pub use limits::*;
 pub use questions::{question_answers, Question, QuestionOption};
 pub use schema::FormSchema;
 
-use answer::check_values;
+use answer::{check_answer_attachments, check_values};
 use check::{check_field, check_id, Check, Part, Source};
 
 /// The decrypted content of a message or request.
 ///
-/// JSON: `{title, body?, fields? | questions? | schema?, actions?, blocks?, requiresReview?}`.
+/// JSON: `{title, body?, fields? | questions? | schema?, actions?, blocks?, requiresReview?,
+/// attachments?}`.
 /// (The message `kind` is relay-visible metadata on the send request, not content.)
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -71,6 +74,9 @@ pub struct MessageContent {
     /// Open the full view before answering (see [`MessageContent::requires_review`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub requires_review: bool,
+    /// Up to [`MAX_ATTACHMENTS`] encrypted files; image blocks show image attachments.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<Attachment>,
 }
 
 impl MessageContent {
@@ -152,7 +158,8 @@ impl MessageContent {
         if let Some(schema) = &self.schema {
             schema.check(&mut c);
         }
-        blocks::check_blocks(&mut c, &self.blocks);
+        attachments::check_attachments(&mut c, &self.attachments);
+        blocks::check_blocks(&mut c, &self.blocks, &self.attachments);
         self.check_actions(&mut c);
         c.done()
     }
@@ -209,6 +216,12 @@ impl MessageContent {
                     format!("no action {action_id:?} in this request"),
                 );
             };
+            if !answer.attachments.is_empty() {
+                return fail(
+                    "attachments",
+                    "an action's answer carries no attachments".into(),
+                );
+            }
             if action.values != answer.values {
                 return fail(
                     "values",
@@ -221,12 +234,24 @@ impl MessageContent {
         if fields.is_empty() {
             return fail("actionId", "choose one of the actions".into());
         }
-        check_values(&fields, &answer.values)
+        let mut violations = check_values(&fields, &answer.values)
+            .err()
+            .unwrap_or_default();
+        if let Err(more) = check_answer_attachments(&fields, answer) {
+            violations.extend(more);
+        }
+        if violations.is_empty() {
+            Ok(())
+        } else {
+            Err(violations)
+        }
     }
 }
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_attachments;
 #[cfg(test)]
 mod tests_forms;
 #[cfg(test)]

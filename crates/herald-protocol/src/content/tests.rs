@@ -86,11 +86,13 @@ fn answers_are_checked_against_the_form() {
     let ok = AnswerContent {
         action_id: Some("approve".into()),
         values: Map::new(),
+        attachments: vec![],
     };
     assert!(c.validate_answer(&ok).is_ok(), "known action");
     let bad = AnswerContent {
         action_id: Some("deploy".into()),
         values: Map::new(),
+        attachments: vec![],
     };
     assert_eq!(
         paths(c.validate_answer(&bad)),
@@ -100,6 +102,7 @@ fn answers_are_checked_against_the_form() {
     let none = AnswerContent {
         action_id: None,
         values: Map::new(),
+        attachments: vec![],
     };
     assert_eq!(
         paths(c.validate_answer(&none)),
@@ -125,6 +128,7 @@ fn choice_and_text_fields() {
     let answer = |v: serde_json::Value| AnswerContent {
         action_id: None,
         values: v.as_object().unwrap().clone(),
+        attachments: vec![],
     };
     assert!(
         c.validate_answer(&answer(json!({"env": "prod", "tags": ["a", "custom"]})))

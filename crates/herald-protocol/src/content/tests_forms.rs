@@ -2,6 +2,7 @@
 
 use serde_json::{json, Value};
 
+use super::tests_attachments::{attachment, file_id};
 use super::*;
 
 fn content(v: Value) -> MessageContent {
@@ -12,6 +13,7 @@ fn answer(v: Value) -> AnswerContent {
     AnswerContent {
         action_id: None,
         values: v.as_object().expect("values object").clone(),
+        attachments: vec![],
     }
 }
 
@@ -166,20 +168,28 @@ fn answers_by_field_type() {
         ("s", json!("hunter2"), true),
         ("s", json!(" "), false),
         ("s", json!(42), false),
-        ("f", json!({"attachmentId": "file_1"}), true),
+        ("f", json!({"attachmentId": file_id('a')}), true),
         ("f", json!("file_1"), false),
         ("f", json!({"attachmentId": ""}), false),
         ("f", json!({"attachmentId": "a b"}), false),
         ("f", json!({"attachmentId": "x", "name": "y"}), false),
         ("f", json!({}), false),
-        ("k", json!({"attachmentId": "file_2"}), true),
+        ("k", json!({"attachmentId": file_id('b')}), true),
         ("k", json!(["file_2"]), false),
         ("z", Value::Null, true),
     ];
     for (id, value, ok) in cases {
         let mut values = json!({"s": "x"});
         values[*id] = value.clone();
-        let r = c.validate_answer(&answer(values));
+        let mut answer = answer(values);
+        // A file answer carries its attachment.
+        let named = value.get("attachmentId").and_then(Value::as_str);
+        if let Some(file) = named.filter(|f| f.starts_with("fil_")) {
+            answer.attachments =
+                vec![serde_json::from_value(attachment(file, "text/plain"))
+                    .expect("attachment parses")];
+        }
+        let r = c.validate_answer(&answer);
         if *ok {
             assert_eq!(r, Ok(()), "{id} = {value} is accepted");
         } else {
@@ -257,7 +267,8 @@ fn blocks_and_review() {
         {"type": "code", "text": "select 1", "language": "sql", "title": "Query"},
         {"type": "json", "text": "{\"a\": 1}", "requiresReview": true},
         {"type": "table", "columns": ["a", "b"], "rows": [["1", "2"]]},
-        {"type": "image", "attachmentId": "file_1", "alt": "Chart"}]}));
+        {"type": "image", "attachmentId": file_id('c'), "alt": "Chart"}],
+        "attachments": [attachment(&file_id('c'), "image/png")]}));
     assert_eq!(c.validate(), Ok(()), "valid blocks");
     assert!(c.requires_review(), "a block asks for review");
     assert!(!c.expects_answer(), "blocks alone ask nothing");

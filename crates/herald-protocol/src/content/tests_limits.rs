@@ -3,6 +3,7 @@
 
 use serde_json::{json, Value};
 
+use super::tests_attachments::{attachment, file_id};
 use super::*;
 
 fn content(v: Value) -> MessageContent {
@@ -267,14 +268,33 @@ const CASES: &[Case] = &[
     (
         "image alt",
         MAX_ALT_CHARS,
-        |n| block(json!({"type": "image", "attachmentId": "f1", "alt": s(n)})),
+        |n| {
+            let id = file_id('a');
+            json!({"title": "T", "attachments": [attachment(&id, "image/png")],
+                "blocks": [{"type": "image", "attachmentId": id, "alt": s(n)}]})
+        },
         "blocks[0].alt",
     ),
     (
-        "image attachment id",
-        MAX_ATTACHMENT_ID_CHARS,
-        |n| block(json!({"type": "image", "attachmentId": "a".repeat(n), "alt": "A"})),
-        "blocks[0].attachmentId",
+        "attachment name",
+        MAX_ATTACHMENT_NAME_CHARS,
+        |n| {
+            let mut a = attachment(&file_id('a'), "text/plain");
+            a["name"] = json!(s(n));
+            json!({"title": "T", "attachments": [a]})
+        },
+        "attachments[0].name",
+    ),
+    (
+        "attachments",
+        MAX_ATTACHMENTS,
+        |n| {
+            let files: Vec<Value> = (0..n)
+                .map(|i| attachment(&file_id((b'a' + i as u8) as char), "text/plain"))
+                .collect();
+            json!({"title": "T", "attachments": files})
+        },
+        "attachments",
     ),
 ];
 
@@ -298,6 +318,7 @@ fn answer(v: Value) -> AnswerContent {
     AnswerContent {
         action_id: None,
         values: v.as_object().expect("values object").clone(),
+        attachments: vec![],
     }
 }
 
@@ -348,12 +369,6 @@ fn every_answer_limit_at_and_one_past() {
             json!({"type": "integer", "minimum": -3, "maximum": 7}),
             7,
             |n| json!(n),
-        ),
-        (
-            "file attachmentId",
-            json!({"type": "file"}),
-            MAX_ATTACHMENT_ID_CHARS,
-            |n| json!({"attachmentId": "a".repeat(n)}),
         ),
     ];
     for (what, kind, limit, value) in cases {

@@ -408,6 +408,7 @@ fn schema_answers_are_checked_against_the_converted_fields() {
     let answer = |v: Value| AnswerContent {
         action_id: None,
         values: v.as_object().unwrap().clone(),
+        attachments: vec![],
     };
     assert!(
         c.validate_answer(&answer(json!({"channel": "beta", "count": 3})))

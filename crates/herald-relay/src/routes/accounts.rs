@@ -85,6 +85,37 @@ pub(super) async fn create(
     State(state): State<AppState>,
     JsonBody { value: req, .. }: JsonBody<CreateAccountRequest>,
 ) -> Result<(StatusCode, Json<CreateAccountResponse>), ApiError> {
+    let device_token = new_token(DEVICE_BEARER_PREFIX)?;
+    let new = new_account(req, token_hash(&device_token), state.now())?;
+    let (account_id, device_id) = (new.account_id.clone(), new.device_id.clone());
+    state
+        .store_call(move |s| s.create_account(new))
+        .await
+        .map_err(|e| match e {
+            StoreError::DeviceExists => {
+                ApiError::invalid("device.deviceId", "A device with this id exists already.")
+            }
+            other => ApiError::from(other),
+        })?;
+    tracing::info!(account = %account_id, device = %device_id, "account created");
+    Ok((
+        StatusCode::CREATED,
+        Json(CreateAccountResponse {
+            account_id,
+            device_id,
+            device_token,
+        }),
+    ))
+}
+
+/// Checks a new account's three certificates (shapes only: the relay does not verify the
+/// signatures of an account it has never seen) and builds the row to store. Also used by
+/// `POST /keys/reset`.
+pub(super) fn new_account(
+    req: CreateAccountRequest,
+    device_token_hash: crate::store::TokenHash,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<NewAccount, ApiError> {
     let CertificateBody::Account {
         account_id,
         identity_key,
@@ -147,35 +178,16 @@ pub(super) async fn create(
         ));
     }
 
-    let device_token = new_token(DEVICE_BEARER_PREFIX)?;
-    let new = NewAccount {
-        account_id: account_id.clone(),
+    Ok(NewAccount {
+        account_id,
         statement: req.statement,
         encryption_key: req.encryption_key,
         encryption_key_epoch: epoch,
-        device_id: device_id.clone(),
+        device_id,
         device: req.device,
         device_name: name,
         device_platform: platform,
-        device_token_hash: token_hash(&device_token),
-        now: state.now(),
-    };
-    state
-        .store_call(move |s| s.create_account(new))
-        .await
-        .map_err(|e| match e {
-            StoreError::DeviceExists => {
-                ApiError::invalid("device.deviceId", "A device with this id exists already.")
-            }
-            other => ApiError::from(other),
-        })?;
-    tracing::info!(account = %account_id, device = %device_id, "account created");
-    Ok((
-        StatusCode::CREATED,
-        Json(CreateAccountResponse {
-            account_id,
-            device_id,
-            device_token,
-        }),
-    ))
+        device_token_hash,
+        now,
+    })
 }

@@ -5,8 +5,7 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
-use herald_protocol::envelope::b64_decode;
-use herald_protocol::wire::{KeysResponse, RecoveryBackup, MAX_BACKUP_CHARS};
+use herald_protocol::wire::{KeysResponse, RecoveryBackup};
 
 use super::JsonBody;
 
@@ -31,31 +30,15 @@ pub(super) async fn get(
 }
 
 /// `PUT /keys/backup`: stores (replaces) the bundle sealed to the recovery key. The relay
-/// checks only shapes: 32-byte public key, base64url bundle ≤ 16 KiB. → 204.
+/// checks shapes: a 32-byte public key whose key id is `recoveryKeyId` (ids are unique across
+/// accounts: they address `GET /keys/backup/{recoveryKeyId}`), base64url bundle ≤ 16 KiB.
+/// → 204.
 pub(super) async fn put_backup(
     State(state): State<AppState>,
     auth: DeviceAuth,
     JsonBody { value: backup, .. }: JsonBody<RecoveryBackup>,
 ) -> Result<StatusCode, ApiError> {
-    if b64_decode(&backup.recovery_public_key).map(|k| k.len()) != Some(32) {
-        return Err(ApiError::invalid(
-            "recoveryPublicKey",
-            "The recovery public key must be 32 bytes of base64url.",
-        ));
-    }
-    if backup.recovery_key_id.is_empty() || backup.recovery_key_id.len() > 64 {
-        return Err(ApiError::invalid(
-            "recoveryKeyId",
-            "The recovery key id must be 1 to 64 characters.",
-        ));
-    }
-    if backup.sealed_bundle.len() > MAX_BACKUP_CHARS || b64_decode(&backup.sealed_bundle).is_none()
-    {
-        return Err(ApiError::invalid(
-            "sealedBundle",
-            "The sealed bundle must be base64url of at most 16 KiB.",
-        ));
-    }
+    super::device_checks::check_backup(&backup, "")?;
     let account = auth.account.clone();
     let now = state.now();
     let stored = RecoveryBackup {
@@ -63,8 +46,20 @@ pub(super) async fn put_backup(
         ..backup
     };
     state
-        .store(move |s| s.put_backup(&account, &stored, now))
-        .await?;
+        .store_call(move |s| s.put_backup(&account, &stored, now))
+        .await
+        .map_err(|e| match e {
+            // The unique index on recovery key ids: the key is another account's.
+            crate::store::StoreError::Sqlite(rusqlite::Error::SqliteFailure(f, _))
+                if f.code == rusqlite::ErrorCode::ConstraintViolation =>
+            {
+                ApiError::invalid(
+                    "recoveryKeyId",
+                    "This recovery key id belongs to another account.",
+                )
+            }
+            other => ApiError::from(other),
+        })?;
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -102,6 +102,8 @@ pub(super) async fn send(
     }
 
     check_kind(&req.kind)?;
+    super::files::check_attachment_ids(&req.attachments)?;
+    super::secrets::check_send(&req)?;
     let expires_at = deadline(&req, now)?;
     check_envelope(&req.envelope, EnvelopeKind::Message, &req.id, &principal)?;
     if let Some(parent) = req.reply_to.clone() {
@@ -120,6 +122,7 @@ pub(super) async fn send(
     let sender_name = state.store(move |s| s.principal_name(&p)).await?;
 
     let account = principal.account().clone();
+    let attachments = req.attachments;
     let new = NewMessage {
         account_id: account.clone(),
         id: req.id,
@@ -132,7 +135,12 @@ pub(super) async fn send(
         envelope: req.envelope,
         now,
     };
-    match state.store(move |s| s.send_message(new, claim)).await? {
+    let outcome = if attachments.is_empty() {
+        state.store(move |s| s.send_message(new, claim)).await?
+    } else {
+        super::files::files(&state, move |s| s.send_with_files(new, claim, &attachments)).await?
+    };
+    match outcome {
         SendOutcome::Created(record) => {
             state.notify(&account, &record);
             Ok((StatusCode::CREATED, Json(record)))
@@ -390,6 +398,8 @@ pub(super) async fn answer(
         device_id: auth.device_id.clone(),
     };
     check_envelope(&req.envelope, EnvelopeKind::Answer, &id, &principal)?;
+    super::files::check_attachment_ids(&req.attachments)?;
+    let attachments = req.attachments;
     let answer = NewAnswer {
         device_id: auth.device_id,
         envelope: req.envelope,
@@ -397,7 +407,34 @@ pub(super) async fn answer(
     };
     let account = auth.account;
     let acc = account.clone();
-    let record = state.store(move |s| s.answer(&acc, &id, answer)).await?;
+    let secret_attachments = req.secret_attachments;
+    let record = match (req.secret_envelope, attachments.is_empty()) {
+        (Some(secret), _) => {
+            super::secrets::answer_with_secret(
+                &state,
+                &principal,
+                id,
+                answer,
+                secret,
+                attachments,
+                secret_attachments,
+            )
+            .await?
+        }
+        (None, _) if !secret_attachments.is_empty() => {
+            return Err(ApiError::invalid(
+                "secretAttachments",
+                "Secret attachments need a secretEnvelope: their keys travel only in it.",
+            ))
+        }
+        (None, true) => state.store(move |s| s.answer(&acc, &id, answer)).await?,
+        (None, false) => {
+            super::files::files(&state, move |s| {
+                s.answer_with_files(&acc, &id, answer, &principal, &attachments)
+            })
+            .await?
+        }
+    };
     state.notify(&account, &record);
     Ok(Json(record))
 }

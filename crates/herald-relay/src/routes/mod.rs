@@ -4,8 +4,13 @@
 
 mod accounts;
 mod connections;
+mod device_checks;
+mod devices;
+mod files;
 mod keys;
 mod messages;
+mod pairings;
+mod secrets;
 
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, FromRequest, Request};
@@ -36,19 +41,52 @@ pub fn router(state: AppState) -> Router {
         .route("/connections/{id}", delete(connections::revoke))
         .route("/keys", get(keys::get))
         .route("/keys/backup", get(keys::get_backup).put(keys::put_backup))
+        .route(
+            "/keys/backup/{recovery_key_id}",
+            get(devices::backup_by_key_id),
+        )
+        .route("/keys/devices", post(devices::enrol).get(devices::list))
+        .route("/keys/devices/{id}", delete(devices::revoke))
+        .route("/keys/bundle", get(devices::bundle))
+        .route("/keys/reset", post(devices::reset))
+        .route("/keys/pairings", post(pairings::create).get(pairings::list))
+        .route("/keys/pairings/{id}", get(pairings::get))
+        .route("/keys/pairings/{id}/response", post(pairings::respond))
+        .route("/keys/pairings/{id}/confirmation", post(pairings::confirm))
+        .route("/keys/pairings/{id}/failed", post(pairings::fail))
+        .route("/keys/pairings/{id}/complete", post(pairings::complete))
         .route("/health", get(health))
         .route("/ws", get(crate::ws::upgrade))
         .route("/messages", get(messages::list))
         .route("/messages/{id}", get(messages::get))
         .route("/messages/{id}/thread", get(messages::thread))
         .route("/messages/{id}/cancel", post(messages::cancel))
+        .route("/files", post(files::reserve))
+        .route(
+            "/messages/{id}/secret/collect",
+            post(secrets::collect_answer),
+        )
+        .route(
+            "/messages/{id}/offer-key",
+            get(secrets::offer_state).put(secrets::put_offer_key),
+        )
+        .route(
+            "/messages/{id}/secret-payload/collect",
+            post(secrets::collect_payload),
+        )
         .layer(DefaultBodyLimit::max(SMALL_BODY_LIMIT));
     let envelopes = Router::new()
         .route("/messages", post(messages::send))
         .route("/messages/{id}/answer", post(messages::answer))
+        .route("/messages/{id}/secret-payload", post(secrets::put_payload))
         .layer(DefaultBodyLimit::max(ENVELOPE_BODY_LIMIT));
+    // Streams up to the reserved size; the handler stops one byte past it.
+    let uploads = Router::new()
+        .route("/files/{id}", get(files::download).put(files::upload))
+        .layer(DefaultBodyLimit::max(files::UPLOAD_BODY_LIMIT));
     small
         .merge(envelopes)
+        .merge(uploads)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(TraceLayer::new_for_http())

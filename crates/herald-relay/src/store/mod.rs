@@ -7,6 +7,9 @@
 //! account's next revision in the same transaction, which makes `revision` a change feed.
 //! [`suite`] is the shared test suite every implementation must pass.
 
+pub mod devices;
+pub mod files;
+pub mod secrets;
 pub mod sqlite;
 #[cfg(test)]
 pub(crate) mod suite;
@@ -250,6 +253,8 @@ pub struct ChangedRecord {
 
 /// The relay's storage.
 pub trait Store: Send + Sync + 'static {
+    /// Device enrolment, pairing, revocation and Reset (docs/devices.md).
+    fn devices(&self) -> &dyn devices::DeviceStore;
     fn create_account(&self, new: NewAccount) -> StoreResult<()>;
     fn create_connection(&self, new: NewConnection) -> StoreResult<()>;
     fn list_connections(&self, account: &AccountId) -> StoreResult<Vec<ConnectionRow>>;

@@ -8,12 +8,17 @@ import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 import type { AnswerInput } from "../bindings/AnswerInput";
 import type { ConnectionView } from "../bindings/ConnectionView";
 import type { CoreEvent } from "../bindings/CoreEvent";
+import type { DeviceView } from "../bindings/DeviceView";
 import type { MessageSummary } from "../bindings/MessageSummary";
 import type { MessageView } from "../bindings/MessageView";
 import type { NewConnection } from "../bindings/NewConnection";
 import type { OnboardResult } from "../bindings/OnboardResult";
+import type { PairingRequestView } from "../bindings/PairingRequestView";
+import type { PairingStarted } from "../bindings/PairingStarted";
+import type { SecretReveal } from "../bindings/SecretReveal";
 import type { SetupState } from "../bindings/SetupState";
 import type { UiError } from "../bindings/UiError";
+import type { UnlockResult } from "../bindings/UnlockResult";
 
 /** Name of the event the shell emits for every CoreEvent. */
 export const CORE_EVENT = "herald://event";
@@ -98,6 +103,11 @@ export function markRead(id: string): Promise<void> {
   return call<void>("mark_read", { id });
 }
 
+/**
+ * Answers a request. From the webview, `input.files` maps file fields to the `pickId`s that
+ * `pickFile` returned (never paths): the shell swaps them for the files it kept, which the core
+ * encrypts and uploads. Secret values in `input` are sent once and kept nowhere.
+ */
 export function answer(id: string, input: AnswerInput): Promise<MessageView> {
   return call<MessageView>("answer", { id, input });
 }
@@ -105,6 +115,87 @@ export function answer(id: string, input: AnswerInput): Promise<MessageView> {
 /** Whether a typed recovery key opens this account (errors: invalid_input, not_found). */
 export function checkRecoveryKey(typed: string): Promise<boolean> {
   return call<boolean>("check_recovery_key", { typed });
+}
+
+/**
+ * Unlocks this new device with the account's recovery key (typed; case and separators do not
+ * matter). Errors: invalid_input (malformed or mistyped key), wrong_recovery_key (it opens no account
+ * here), not_found, network. The key is not kept anywhere.
+ */
+export function unlockWithRecoveryKey(relayUrl: string, recoveryKey: string): Promise<UnlockResult> {
+  return call<UnlockResult>("unlock_with_recovery_key", { relayUrl, recoveryKey });
+}
+
+/** Registers this new device's pairing request; its 8-digit code is shown here and typed there. */
+export function startPairing(relayUrl: string): Promise<PairingStarted> {
+  return call<PairingStarted>("start_pairing", { relayUrl });
+}
+
+/** Waits until the request is approved (then this device is unlocked); errors: wrong code, expired. */
+export function waitPairing(pairingId: string): Promise<UnlockResult> {
+  return call<UnlockResult>("wait_pairing", { pairingId });
+}
+
+/** New devices waiting for approval from this one. */
+export function pairingRequests(): Promise<PairingRequestView[]> {
+  return call<PairingRequestView[]>("pairing_requests");
+}
+
+/** Approves a new device with the code it shows (one attempt per request); errors: wrong code. */
+export function approvePairing(pairingId: string, code: string): Promise<DeviceView> {
+  return call<DeviceView>("approve_pairing", { pairingId, code });
+}
+
+/** The account's devices, this one marked `current`. */
+export function devices(): Promise<DeviceView[]> {
+  return call<DeviceView[]>("devices");
+}
+
+/** Revokes a device and rotates the account's encryption key. */
+export function revokeDevice(id: string): Promise<void> {
+  return call<void>("revoke_device", { id });
+}
+
+/**
+ * Resets the account: new keys, all activity and files deleted, every connection revoked,
+ * other devices must unlock again. Returns the new recovery key (shown once).
+ */
+export function resetAccount(): Promise<OnboardResult> {
+  return call<OnboardResult>("reset_account");
+}
+
+/** This account's safety code: 30 digits in 6 groups of 5, the same on every device. */
+export function safetyCode(): Promise<string> {
+  return call<string>("safety_code");
+}
+
+/** Asks where to save an attachment (a system dialog) and saves it there; null when cancelled. */
+export function saveAttachment(messageId: string, attachmentId: string): Promise<string | null> {
+  return call<string | null>("save_attachment", { messageId, attachmentId });
+}
+
+/** An image attachment's decrypted bytes, for an image block (errors: file_expired, …). */
+export async function attachmentImage(messageId: string, attachmentId: string): Promise<Uint8Array> {
+  const raw = await call<ArrayBuffer | number[]>("attachment_image", { messageId, attachmentId });
+  return raw instanceof ArrayBuffer ? new Uint8Array(raw) : Uint8Array.from(raw);
+}
+
+/** A file the person picked for a file field; the shell keeps its path, the UI only its name. */
+export type PickedFile = { pickId: string; name: string; size: number };
+
+/** Opens the system's file picker for a file field; null when cancelled. */
+export function pickFile(): Promise<PickedFile | null> {
+  return call<PickedFile | null>("pick_file");
+}
+
+/** Opens a secret offer: posts this device's one-time key for the sender to encrypt to. */
+export function openSecretOffer(id: string): Promise<void> {
+  return call<void>("open_secret_offer", { id });
+}
+
+/** The offered secret once the sender posted it (null until then); handed over once. */
+export function revealSecretOffer(id: string): Promise<SecretReveal | null> {
+  return call<SecretReveal | null>("reveal_secret_offer", { id });
 }
 
 /** The latest syncState event, or null before sync reported anything. */

@@ -2,10 +2,17 @@
 
 /**
  * What the person submits: either an action id (its values are taken from the action) or
- * field values, an object from field id to value (string, or array of strings for multiselect).
+ * field values, an object from field id to value (string, or array of strings for multiselect),
+ * plus the local files chosen for file fields.
  */
 export type AnswerInput = { actionId: string | null, 
 /**
  * JSON object text, e.g. `{"reason":"looks good"}`; ignored when `action_id` is set.
  */
-valuesJson: string | null, };
+valuesJson: string | null, 
+/**
+ * File and secret-file fields: field id → path of a local file (at most 100 MB) that the
+ * core encrypts and uploads as the field's answer (docs/files.md). A field named here
+ * must not also appear in `values_json`. Empty by default; ignored with `action_id`.
+ */
+files: Record<string, string>, };

@@ -3,8 +3,8 @@ import type { BlockKind } from "./BlockKind";
 
 /**
  * One block, rendered by the backend to sanitized HTML (syntect classes for code and JSON,
- * `diff-*` rows for diffs, `data-table` for tables, a placeholder for images until files
- * arrive).
+ * `diff-*` rows for diffs, `data-table` for tables; an image block's `html` is only a
+ * fallback: the UI shows the attachment named by `attachment_id`).
  */
 export type BlockView = { kind: BlockKind, 
 /**
@@ -24,4 +24,9 @@ html: string,
  * as tab-separated lines, an image as `[image: alt]`. Untrusted: escape control
  * characters before printing.
  */
-text: string, requiresReview: boolean, };
+text: string, requiresReview: boolean, 
+/**
+ * Image blocks: the attachment to show (see `MessageView::attachments`); load its bytes
+ * with `attachment_bytes_for_image`.
+ */
+attachmentId: string | null, };

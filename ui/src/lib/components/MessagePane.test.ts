@@ -91,7 +91,7 @@ describe("actions", () => {
     await waitFor(() => expect(answer, "clicking Approve calls the backend's answer").toHaveBeenCalledTimes(1));
     expect(answer, "Approve answers the open message with actionId \"approve\" and no values").toHaveBeenCalledWith(
       "msg-1",
-      { actionId: "approve", valuesJson: null },
+      { actionId: "approve", valuesJson: null, files: {} },
     );
   });
 

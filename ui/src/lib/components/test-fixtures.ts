@@ -44,6 +44,20 @@ export function fakeBackend() {
     openExternal: vi.fn<typeof Backend.openExternal>(() => Promise.resolve()),
     onCoreEvent: vi.fn(() => Promise.resolve(() => {})),
     onOpenMessage: vi.fn(() => Promise.resolve(() => {})),
+    unlockWithRecoveryKey: vi.fn<typeof Backend.unlockWithRecoveryKey>(unexpected("unlockWithRecoveryKey")),
+    startPairing: vi.fn<typeof Backend.startPairing>(unexpected("startPairing")),
+    waitPairing: vi.fn<typeof Backend.waitPairing>(unexpected("waitPairing")),
+    pairingRequests: vi.fn<typeof Backend.pairingRequests>(() => Promise.resolve([])),
+    approvePairing: vi.fn<typeof Backend.approvePairing>(unexpected("approvePairing")),
+    devices: vi.fn<typeof Backend.devices>(() => Promise.resolve([])),
+    revokeDevice: vi.fn<typeof Backend.revokeDevice>(unexpected("revokeDevice")),
+    resetAccount: vi.fn<typeof Backend.resetAccount>(unexpected("resetAccount")),
+    safetyCode: vi.fn<typeof Backend.safetyCode>(unexpected("safetyCode")),
+    saveAttachment: vi.fn<typeof Backend.saveAttachment>(unexpected("saveAttachment")),
+    attachmentImage: vi.fn<typeof Backend.attachmentImage>(unexpected("attachmentImage")),
+    pickFile: vi.fn<typeof Backend.pickFile>(unexpected("pickFile")),
+    openSecretOffer: vi.fn<typeof Backend.openSecretOffer>(unexpected("openSecretOffer")),
+    revealSecretOffer: vi.fn<typeof Backend.revealSecretOffer>(unexpected("revealSecretOffer")),
   } satisfies Record<keyof typeof Backend, unknown>;
 }
 
@@ -62,6 +76,7 @@ export function summary(patch: Partial<MessageSummary> = {}): MessageSummary {
     threadId: patch.id ?? "msg-1",
     threadSequence: 0,
     replyTo: null,
+    kind: "message",
     ...patch,
   };
 }
@@ -98,6 +113,8 @@ export function messageView(patch: Partial<MessageView> = {}): MessageView {
     blocks: [],
     requiresReview: false,
     answer: null,
+    attachments: [],
+    kind: "message",
     ...patch,
   };
 }
@@ -140,6 +157,7 @@ export const DIFF_BLOCK: BlockView = {
   title: "src/config.rs",
   language: null,
   requiresReview: true,
+  attachmentId: null,
   text: "@@ -1,2 +1,2 @@\n-let replicas = 2;\n+let replicas = 3;\n fn main() {}",
   html:
     '<table class="diff"><tbody>\n' +

@@ -58,31 +58,36 @@ pub(super) fn certificates(
     account: &AccountId,
 ) -> StoreResult<Vec<Certificate>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT certificate FROM devices WHERE account_id = ?1 ORDER BY created_at_ms, id",
+        "SELECT certificate FROM devices WHERE account_id = ?1 AND revoked_at_ms IS NULL
+         ORDER BY created_at_ms, id",
     )?;
     let rows = stmt.query_map([account.as_str()], |r| r.get::<_, String>(0))?;
     rows.map(|r| cert_from_json(&r?)).collect()
 }
 
+/// `id, account_id, token_hash, last_seen_ms, revoked_at_ms` of a device row.
+type CredentialColumns = (String, String, Vec<u8>, i64, Option<i64>);
+
 pub(super) fn by_token_hash(
     conn: &Connection,
     hash: &TokenHash,
 ) -> StoreResult<Option<CredentialRow>> {
-    let row: Option<(String, String, Vec<u8>, i64)> = conn
+    let row: Option<CredentialColumns> = conn
         .query_row(
-            "SELECT id, account_id, token_hash, last_seen_ms FROM devices WHERE token_hash = ?1",
+            "SELECT id, account_id, token_hash, last_seen_ms, revoked_at_ms FROM devices
+             WHERE token_hash = ?1",
             [&hash[..]],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
         )
         .optional()?;
-    row.map(|(id, account, hash, last_seen)| {
+    row.map(|(id, account, hash, last_seen, revoked_at)| {
         Ok(CredentialRow {
             principal: Principal::Device {
                 account: super::parse_id(&account)?,
                 device_id: super::parse_id(&id)?,
             },
             token_hash: hash_from_blob(&hash)?,
-            revoked: false,
+            revoked: revoked_at.is_some(),
             last_seen: Some(super::from_millis(last_seen)?),
         })
     })
@@ -105,4 +110,38 @@ pub(super) fn name(conn: &Connection, id: &DeviceId) -> StoreResult<Option<Strin
             |r| r.get(0),
         )
         .optional()?)
+}
+
+/// Ids of the account's devices that are not revoked.
+pub(super) fn live_ids(
+    conn: &Connection,
+    account: &AccountId,
+) -> StoreResult<std::collections::BTreeSet<String>> {
+    let mut stmt = conn
+        .prepare_cached("SELECT id FROM devices WHERE account_id = ?1 AND revoked_at_ms IS NULL")?;
+    let rows = stmt.query_map([account.as_str()], |r| r.get::<_, String>(0))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Revokes a device: its session is refused from now on (see [`by_token_hash`]) and its
+/// certificate leaves `GET /keys`. Keeps the first revocation time.
+pub(super) fn revoke(conn: &Connection, id: &DeviceId, now_ms: i64) -> StoreResult<()> {
+    conn.execute(
+        "UPDATE devices SET revoked_at_ms = COALESCE(revoked_at_ms, ?2) WHERE id = ?1",
+        params![id.as_str(), now_ms],
+    )?;
+    Ok(())
+}
+
+/// Replaces a device's session credential (a paired device collecting its session).
+pub(super) fn set_token_hash(
+    conn: &Connection,
+    id: &DeviceId,
+    hash: &TokenHash,
+) -> StoreResult<()> {
+    conn.execute(
+        "UPDATE devices SET token_hash = ?2 WHERE id = ?1",
+        params![id.as_str(), &hash[..]],
+    )?;
+    Ok(())
 }

@@ -10,10 +10,15 @@
 mod accounts;
 mod backups;
 mod connections;
+mod device_admin;
 mod devices;
 mod encryption_keys;
+mod files;
 mod idempotency;
 mod messages;
+mod pairings;
+mod secret_files;
+mod secrets;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
@@ -41,6 +46,10 @@ fn migrations() -> Migrations<'static> {
         M::up(messages::MIGRATION_005),
         M::up(idempotency::MIGRATION_006),
         M::up(backups::MIGRATION_007),
+        M::up(files::MIGRATION_008),
+        M::up(secrets::MIGRATION_009),
+        M::up(pairings::MIGRATION_010),
+        M::up(secret_files::MIGRATION_011),
     ])
 }
 
@@ -63,6 +72,9 @@ impl SqliteStore {
         writer.pragma_update(None, "journal_mode", "WAL")?;
         writer.pragma_update(None, "synchronous", "FULL")?;
         writer.pragma_update(None, "foreign_keys", "ON")?;
+        // Secrets are deleted once handed over: overwrite their bytes instead of leaving
+        // them in free pages (docs/secrets.md).
+        writer.pragma_update(None, "secure_delete", "ON")?;
         writer.busy_timeout(std::time::Duration::from_secs(5))?;
         migrations().to_latest(&mut writer)?;
         Ok(SqliteStore {
@@ -127,7 +139,13 @@ macro_rules! parse_id_impl {
         }
     )*};
 }
-parse_id_impl!(AccountId, DeviceId, ConnectionId, MessageId);
+parse_id_impl!(
+    AccountId,
+    DeviceId,
+    ConnectionId,
+    MessageId,
+    herald_protocol::PairingId
+);
 
 fn parse_id<T: ParseId>(s: &str) -> StoreResult<T> {
     T::parse_id(s).ok_or_else(|| StoreError::Corrupt(format!("bad stored id {s:?}")))
@@ -164,6 +182,10 @@ fn record_in(
 }
 
 impl Store for SqliteStore {
+    fn devices(&self) -> &dyn super::devices::DeviceStore {
+        self
+    }
+
     fn create_account(&self, new: NewAccount) -> StoreResult<()> {
         let now_ms = new.now.timestamp_millis();
         self.write(|tx| {

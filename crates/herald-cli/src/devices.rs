@@ -1,0 +1,155 @@
+//! `herald device unlock | pair | approve | list | revoke | reset`: every device flow from a
+//! terminal (docs/devices.md, docs/cli.md). Secrets (the recovery key, a pairing code) are
+//! read from the terminal without echo, or from standard input when it is not a terminal —
+//! never from arguments, so they stay out of shell history and `ps`.
+
+use std::io::{BufRead, IsTerminal};
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+use zeroize::Zeroizing;
+
+use crate::args::DeviceCommand;
+use crate::device::{open, ready};
+use crate::exit;
+use crate::terminal::line;
+
+/// The device name: `--name`, else the host name, else "headless".
+fn device_name(name: Option<String>) -> String {
+    name.unwrap_or_else(|| {
+        std::env::var("HOSTNAME")
+            .ok()
+            .filter(|h| !h.is_empty())
+            .unwrap_or_else(|| "headless".into())
+    })
+}
+
+/// Reads one secret line: from the terminal without echo (prompting on stderr), else the
+/// first line of standard input.
+fn read_secret(prompt: &str) -> Result<Zeroizing<String>> {
+    if std::io::stdin().is_terminal() {
+        return Ok(Zeroizing::new(
+            rpassword::prompt_password(prompt).context("cannot read from the terminal")?,
+        ));
+    }
+    let mut text = Zeroizing::new(String::new());
+    std::io::stdin()
+        .lock()
+        .read_line(&mut text)
+        .context("cannot read standard input")?;
+    if text.trim().is_empty() {
+        bail!(
+            "nothing on standard input: {}",
+            prompt.trim_end_matches([':', ' '])
+        );
+    }
+    Ok(text)
+}
+
+/// Runs a `herald device` subcommand other than `init`.
+pub async fn run(command: DeviceCommand) -> Result<ExitCode> {
+    match command {
+        DeviceCommand::Init { .. } => bail!("`herald device init` is handled by device::device"),
+        DeviceCommand::Unlock { dir, relay, name } => {
+            let name = device_name(name);
+            let core = open(&dir, Some(name.clone()))?;
+            let key = read_secret("Recovery key: ")?;
+            let unlocked = core.unlock_with_recovery_key(&relay, &key, &name).await?;
+            drop(key);
+            let synced = core.sync_once().await?;
+            crate::out!("Account:      {}", unlocked.account_id);
+            crate::out!("Safety code:  {}", unlocked.safety_code);
+            eprintln!(
+                "Unlocked: this machine is a device of the account ({synced} messages synced)."
+            );
+            eprintln!("Check that the safety code matches the one on your other devices.");
+        }
+        DeviceCommand::Pair { dir, relay, name } => {
+            let name = device_name(name);
+            let core = open(&dir, Some(name.clone()))?;
+            let started = core.start_pairing(&relay, &name).await?;
+            crate::out!("Pairing code: {}", started.code);
+            eprintln!(
+                "On an unlocked device, choose \"Approve a new device\" (or run `herald device approve`) and type this code. Waiting until {}…",
+                started.expires_at
+            );
+            let unlocked = core.wait_pairing(&started.pairing_id).await?;
+            let synced = core.sync_once().await?;
+            crate::out!("Account:      {}", unlocked.account_id);
+            crate::out!("Safety code:  {}", unlocked.safety_code);
+            eprintln!(
+                "Approved: this machine is a device of the account ({synced} messages synced)."
+            );
+        }
+        DeviceCommand::Approve { dir, pairing_id } => {
+            let core = ready(&dir)?;
+            let requests = core.pairing_requests().await?;
+            let request = match pairing_id {
+                Some(id) => requests
+                    .into_iter()
+                    .find(|r| r.id == id)
+                    .with_context(|| format!("no pending pairing request {id} (expired or answered?)"))?,
+                None => match requests.len() {
+                    0 => bail!("no new device is waiting: run `herald device pair` (or choose \"This is a new device\") on it first"),
+                    1 => requests.into_iter().next().context("one request")?,
+                    _ => {
+                        for r in &requests {
+                            eprintln!("{}  {}  {}  expires {}", r.id, line(&r.name), line(&r.platform), r.expires_at);
+                        }
+                        bail!("several new devices are waiting: pass the PAIRING_ID of yours");
+                    }
+                },
+            };
+            eprintln!(
+                "Approving {:?} ({}, {}), requested {}.",
+                line(&request.name),
+                line(&request.platform),
+                request.id,
+                request.created_at
+            );
+            let code = read_secret("Code shown on the new device: ")?;
+            let device = core.approve_pairing(&request.id, &code).await?;
+            crate::out!("Approved: {} ({})", line(&device.name), device.id);
+        }
+        DeviceCommand::List { dir, json } => {
+            let devices = ready(&dir)?.devices().await?;
+            if json {
+                crate::out!("{}", serde_json::to_string_pretty(&devices)?);
+            } else {
+                for d in devices {
+                    let state = match (&d.revoked_at, d.current) {
+                        (Some(at), _) => format!("revoked {at}"),
+                        (None, true) => "this device".into(),
+                        (None, false) => {
+                            format!("last seen {}", d.last_seen_at.as_deref().unwrap_or("-"))
+                        }
+                    };
+                    crate::out!(
+                        "{}  {:<8}  added {}  {}  {}",
+                        d.id,
+                        line(&d.platform),
+                        d.created_at,
+                        state,
+                        line(&d.name)
+                    );
+                }
+            }
+        }
+        DeviceCommand::Revoke { dir, id } => {
+            ready(&dir)?.revoke_device(&id).await?;
+            eprintln!("Device {id} revoked: its session no longer works, and the account key was rotated.");
+        }
+        DeviceCommand::Reset { dir, yes } => {
+            if !yes {
+                bail!("reset deletes every message, file and connection and signs every other device out; run again with --yes to confirm");
+            }
+            let result = ready(&dir)?.reset_account().await?;
+            crate::out!("Account:      {}", result.account_id);
+            crate::out!("Safety code:  {}", result.safety_code);
+            crate::out!("");
+            crate::out!("Recovery key: {}", result.recovery_key);
+            crate::out!("Write the new recovery key down: it is shown only this once. Other devices must unlock again.");
+        }
+    }
+    Ok(exit::OK.into())
+}

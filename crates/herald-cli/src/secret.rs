@@ -1,0 +1,272 @@
+//! Secrets on the command line move only through files (docs/secrets.md): never arguments,
+//! standard output, logs or error messages.
+//!
+//! - `herald ask … --field 'token:secret:API token' --out PATH`: the secret values are written
+//!   to PATH, created new with mode 0600 (refused before sending when it exists). One secret
+//!   field: its raw value; several: a JSON object `{"<field id>": "<value>", …}`.
+//! - `herald send --secret-file PATH --title T`: a secret offer; the file's content (UTF-8,
+//!   ≤ 64 KiB) is sealed to the one-time key of the device that opens it.
+//! - `herald ask … --field 'kubeconfig:secret-file' --out PATH`: the file answered for a
+//!   secret-file field (the request's only secret field) is downloaded, decrypted, verified
+//!   and written to PATH (new, 0600).
+//! - `herald inbox answer ID --secret FIELD=PATH` (a headless device): the value of a secret
+//!   field is read from PATH (`-` for standard input), one trailing newline removed; for a
+//!   secret-file field PATH is the file to upload.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+use herald_client::agent::{AgentClient, OfferOutcome, SecretValues, SendOptions};
+use herald_client::view::{FieldKind as ViewFieldKind, FieldView};
+use herald_protocol::content::{FieldKind, MessageContent};
+use herald_protocol::secrets::MAX_SECRET_OFFER_BYTES;
+use serde_json::{json, Map, Value};
+use zeroize::Zeroizing;
+
+use crate::args::SendArgs;
+use crate::{config, content, exit};
+
+/// Refuses an `--out` path that exists (or whose directory does not), before anything is
+/// sent: the secret is handed over once and must have somewhere to go.
+pub fn check_out_path(path: &Path) -> Result<()> {
+    if std::fs::symlink_metadata(path).is_ok() {
+        bail!(
+            "--out {} already exists: secrets are written to a new file only",
+            path.display()
+        );
+    }
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+    if let Some(dir) = parent {
+        if !dir.is_dir() {
+            bail!("--out {}: the directory does not exist", path.display());
+        }
+    }
+    Ok(())
+}
+
+/// Checks `--out` against the request's secret and secret-file fields before anything is
+/// sent or collected: required when it has any, refused when it has none; a secret-file
+/// field must be the only secret field (its file is what `--out` receives); PATH must not
+/// exist.
+pub fn check_out_for(content: &MessageContent, out: Option<&Path>, what: &str) -> Result<()> {
+    let fields = content.effective_fields();
+    let texts = fields
+        .iter()
+        .filter(|f| matches!(f.kind, FieldKind::Secret))
+        .count();
+    let files: Vec<&str> = fields
+        .iter()
+        .filter(|f| {
+            matches!(
+                f.kind,
+                FieldKind::SecretFile | FieldKind::File { secret: true }
+            )
+        })
+        .map(|f| f.id.as_str())
+        .collect();
+    match (out, texts + files.len()) {
+        (None, 0) => Ok(()),
+        (Some(_), 0) => {
+            bail!("--out is for the values of secret and secret-file fields; {what} has none")
+        }
+        (None, _) => bail!(
+            "{what} has secret fields: pass --out PATH (a new file, mode 0600) to receive them; they are never printed"
+        ),
+        (Some(_), n) if !files.is_empty() && n > 1 => bail!(
+            "secret-file field {:?} must be the only secret field of a request: --out receives its file",
+            files[0]
+        ),
+        (Some(path), _) => check_out_path(path),
+    }
+}
+
+/// Writes what the answer's secret fields hold to `path`, a new file with mode 0600: the
+/// file of a secret-file field (downloaded, decrypted and verified; only this connection
+/// may download it, within 15 minutes of the answer), the raw value of a single secret
+/// field (a string as is, anything else as JSON), or a JSON object for several.
+pub async fn write_secrets(
+    client: &AgentClient,
+    path: &Path,
+    secrets: &SecretValues,
+) -> Result<()> {
+    match (secrets.files(), secrets.expose().is_empty()) {
+        ([], _) => write_values(path, secrets),
+        ([file], true) => Ok(client
+            .download_secret_file(file, path)
+            .await
+            .with_context(|| format!("saving secret file {} to --out", file.field_id))?),
+        _ => bail!("a secret-file field must be the only secret field of a request"),
+    }
+}
+
+/// Writes secret values (no files) to a new 0600 file; see [`write_secrets`].
+fn write_values(path: &Path, secrets: &SecretValues) -> Result<()> {
+    let bytes: Zeroizing<Vec<u8>> = Zeroizing::new(match secrets.expose().len() {
+        1 => match secrets.expose().values().next() {
+            Some(Value::String(s)) => s.as_bytes().to_vec(),
+            Some(other) => serde_json::to_vec(other)?,
+            None => Vec::new(),
+        },
+        _ => serde_json::to_vec_pretty(secrets.expose())?,
+    });
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut file = options
+        .open(path)
+        .with_context(|| format!("creating --out {}", path.display()))?;
+    file.write_all(&bytes)
+        .and_then(|()| file.sync_all())
+        .with_context(|| format!("writing --out {}", path.display()))?;
+    Ok(())
+}
+
+/// Reads a secret file (`-`: standard input) of at most `max` bytes of UTF-8. Errors name the
+/// file, never its content.
+fn read_secret(path: &Path, max: usize) -> Result<Zeroizing<String>> {
+    let name = path.display();
+    let reader: Box<dyn Read> = if path.as_os_str() == "-" {
+        Box::new(std::io::stdin())
+    } else {
+        Box::new(std::fs::File::open(path).with_context(|| format!("reading {name}"))?)
+    };
+    let mut bytes = Zeroizing::new(Vec::new());
+    reader
+        .take(max as u64 + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("reading {name}"))?;
+    if bytes.len() > max {
+        bail!("{name} is larger than {} KiB", max / 1024);
+    }
+    let text =
+        std::str::from_utf8(&bytes).map_err(|_| anyhow::anyhow!("{name} is not UTF-8 text"))?;
+    Ok(Zeroizing::new(text.to_owned()))
+}
+
+/// `--secret FIELD=PATH` values for `herald inbox answer`, merged into the answer's JSON
+/// values. A value for a secret field given in `--json` is refused (it would be an argument).
+pub fn merge_secret_values(
+    json: Option<&str>,
+    secret_specs: &[String],
+    secret_fields: &[String],
+) -> Result<Zeroizing<String>> {
+    let mut values: Map<String, Value> = match json {
+        Some(text) => serde_json::from_str(text).context("--json must be a JSON object")?,
+        None => Map::new(),
+    };
+    if let Some(id) = secret_fields
+        .iter()
+        .find(|id| values.contains_key(id.as_str()))
+    {
+        bail!(
+            "{id:?} is a secret field: give its value with --secret {id}=FILE, never in arguments"
+        );
+    }
+    for spec in secret_specs {
+        let Some((id, path)) = spec.split_once('=') else {
+            bail!("--secret expects FIELD=FILE (FILE `-` for standard input)");
+        };
+        if !secret_fields.iter().any(|f| f == id) {
+            bail!("--secret {id}=…: the request has no secret field {id:?}");
+        }
+        let mut text = read_secret(Path::new(path), 64 * 1024)?;
+        let trimmed = text
+            .strip_suffix("\r\n")
+            .or_else(|| text.strip_suffix('\n'))
+            .map(str::len);
+        if let Some(len) = trimmed {
+            text.truncate(len);
+        }
+        values.insert(id.to_owned(), Value::String(text.to_string()));
+    }
+    let out = Zeroizing::new(serde_json::to_string(&values)?);
+    crate::secret::wipe(&mut values);
+    Ok(out)
+}
+
+/// `--secret FIELD=PATH` of `herald inbox answer`, split by field kind: specs for secret
+/// fields stay specs (their values are read from the files); a secret-file field's PATH is
+/// the file to upload, added to `files` (the `--file` map). A field in both is refused.
+pub fn route_secret_files(
+    specs: Vec<String>,
+    mut files: BTreeMap<String, PathBuf>,
+    fields: &[FieldView],
+) -> Result<(Vec<String>, BTreeMap<String, PathBuf>)> {
+    let mut texts = Vec::with_capacity(specs.len());
+    for spec in specs {
+        let file_field = spec.split_once('=').filter(|(id, _)| {
+            fields
+                .iter()
+                .any(|f| &f.id == id && f.kind == ViewFieldKind::SecretFile)
+        });
+        match file_field {
+            Some((id, path)) => {
+                if files.insert(id.to_owned(), PathBuf::from(path)).is_some() {
+                    bail!("{id:?} is given twice (--secret and --file)");
+                }
+            }
+            None => texts.push(spec),
+        }
+    }
+    Ok((texts, files))
+}
+
+fn wipe(values: &mut Map<String, Value>) {
+    use zeroize::Zeroize;
+    for (_, v) in values.iter_mut() {
+        if let Value::String(s) = v {
+            s.zeroize();
+        }
+    }
+}
+
+/// `herald send --secret-file PATH`: sends a secret offer, waits for a device to open it,
+/// seals and posts the file's content, and waits for the device to collect it. Prints
+/// `{id, status}` (`delivered`, `sent`, `notOpened`, `expired`); exit 0 when delivered, 3
+/// when the wait timed out, 2 when the offer expired.
+pub async fn send(args: SendArgs, path: &Path) -> Result<ExitCode> {
+    let secret = read_secret(path, MAX_SECRET_OFFER_BYTES)?;
+    let message = content::base(&args.content)?;
+    if message.expects_answer() || !message.blocks.is_empty() {
+        bail!("a secret offer has a title and a body only");
+    }
+    let timeout = args
+        .timeout
+        .as_deref()
+        .map(config::parse_duration)
+        .transpose()?;
+    let client = AgentClient::new(
+        &config::relay_url(&args.agent)?,
+        config::token(&args.agent)?,
+    )?;
+    let options = SendOptions {
+        idempotency_key: args.content.idempotency_key.clone(),
+        ..SendOptions::default()
+    };
+    let record = client.send_secret_offer(&message, options).await?;
+    eprintln!(
+        "herald: offered {} — waiting for a device to open it",
+        record.id
+    );
+    let outcome = client
+        .deliver_secret(&record.id, secret.as_bytes(), timeout)
+        .await?;
+    let (status, code) = match outcome {
+        OfferOutcome::Delivered(_) => ("delivered", exit::OK),
+        OfferOutcome::Sent(_) => ("sent", exit::TIMED_OUT),
+        OfferOutcome::NotOpened => ("notOpened", exit::TIMED_OUT),
+        OfferOutcome::Expired(_) => ("expired", exit::CLOSED),
+    };
+    crate::out!(
+        "{}",
+        serde_json::to_string_pretty(&json!({"id": record.id, "status": status}))?
+    );
+    Ok(code.into())
+}

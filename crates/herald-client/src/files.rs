@@ -1,0 +1,309 @@
+//! Encrypted files (docs/files.md): upload a file as an attachment, download one back. Used by
+//! the agent SDK (`herald send/ask --file`), the device core (saving attachments, image
+//! blocks) and file answers; any holder of a [`RelayHttp`] with a credential can call it.
+//!
+//! Upload: the file is encrypted (age, a fresh key per file; herald-crypto) into a temporary
+//! file in a private temporary directory (`TMPDIR`), the relay reserves exactly that many
+//! bytes (`POST /files`), and the ciphertext is streamed from disk (`PUT /files/:id`). The
+//! returned [`Attachment`] carries the key and goes inside the encrypted message.
+//!
+//! Download: the ciphertext is streamed from the relay straight into the decryptor and the
+//! plaintext into a temporary file next to the destination; only when the size and SHA-256
+//! match the attachment is it renamed into place (never over an existing file). Memory stays
+//! bounded by a few fixed buffers whatever the file size.
+
+use std::io::{BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use futures_util::TryStreamExt;
+use herald_crypto::files::{decrypt_file, encrypt_file, FileError, FileKey};
+use herald_protocol::content::{Attachment, MAX_ATTACHMENT_BYTES, MAX_ATTACHMENT_NAME_CHARS};
+use herald_protocol::files::{FileReservation, ReserveFileRequest, MAX_FILE_BYTES};
+use herald_protocol::{ErrorCode, FileId};
+use reqwest::Method;
+
+use crate::http::{is_code, network, RelayHttp};
+use crate::{Error, Result};
+
+/// Upper bound of one file upload or download request (a slow link moving 100 MiB).
+const TRANSFER_TIMEOUT: Duration = Duration::from_secs(60 * 60);
+/// Read buffer when streaming the ciphertext from disk.
+const STREAM_BUFFER: usize = 256 * 1024;
+
+/// The MIME type for a path, from its extension (`application/octet-stream` when unknown).
+pub fn guess_type(path: &Path) -> String {
+    mime_guess::from_path(path)
+        .first_or_octet_stream()
+        .essence_str()
+        .to_owned()
+}
+
+/// The ids of attachments, for `attachments` of a send or answer request. Ids that are not
+/// file ids are skipped (content validation refuses them before this is used).
+pub fn attachment_ids(attachments: &[Attachment]) -> Vec<FileId> {
+    attachments
+        .iter()
+        .filter_map(|a| FileId::parse(&a.id))
+        .collect()
+}
+
+/// `file_expired` from the relay becomes [`Error::FileExpired`].
+fn relay_error(e: Error) -> Error {
+    if is_code(&e, ErrorCode::FileExpired) {
+        Error::FileExpired
+    } else {
+        e
+    }
+}
+
+fn file_error(e: FileError) -> Error {
+    match e {
+        FileError::Io(io) => Error::Storage(format!("file: {io}")),
+        FileError::TooLarge { limit } => {
+            Error::InvalidInput(format!("a file is at most {limit} bytes"))
+        }
+        other => Error::FileIntegrity(other.to_string()),
+    }
+}
+
+fn blocking_failed(e: tokio::task::JoinError) -> Error {
+    Error::Storage(format!("file task failed: {e}"))
+}
+
+/// Encrypts the file at `path` and uploads it; name and type come from the path (see
+/// [`upload_file_as`]).
+pub async fn upload_file(http: &RelayHttp, path: &Path) -> Result<Attachment> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .ok_or_else(|| Error::InvalidInput(format!("{} is not a file", path.display())))?;
+    upload_file_as(http, path, &name, &guess_type(path)).await
+}
+
+/// Encrypts the file at `path` (≤ 100 MB, [`MAX_ATTACHMENT_BYTES`]) to a fresh key, reserves
+/// and uploads the ciphertext, and returns the attachment to put in the message (or answer)
+/// and whose id goes in its `attachments`. The relay keeps an upload 15 minutes until a
+/// message carries it. Errors: `invalid_input` (not a readable file, too large, a name that
+/// is not a file name), `network`, relay codes (`payload_too_large`, `unauthorized`, …).
+pub async fn upload_file_as(
+    http: &RelayHttp,
+    path: &Path,
+    name: &str,
+    mime_type: &str,
+) -> Result<Attachment> {
+    check_name(name)?;
+    let meta = tokio::fs::metadata(path)
+        .await
+        .map_err(|e| Error::InvalidInput(format!("{}: {e}", path.display())))?;
+    if !meta.is_file() {
+        return Err(Error::InvalidInput(format!(
+            "{} is not a regular file",
+            path.display()
+        )));
+    }
+    if meta.len() > MAX_ATTACHMENT_BYTES {
+        return Err(Error::InvalidInput(format!(
+            "{} has {} bytes; a file is at most {MAX_ATTACHMENT_BYTES}",
+            path.display(),
+            meta.len()
+        )));
+    }
+    let source = path.to_path_buf();
+    let (dir, encrypted, info) = tokio::task::spawn_blocking(move || encrypt_to_temp(&source))
+        .await
+        .map_err(blocking_failed)??;
+    if info.encrypted_size > MAX_FILE_BYTES {
+        return Err(Error::InvalidInput(
+            "the encrypted file is too large".into(),
+        ));
+    }
+    let reservation: FileReservation = http
+        .send(
+            http.request(Method::POST, "/files")
+                .json(&ReserveFileRequest::new(info.encrypted_size)),
+        )
+        .await?;
+    let file = tokio::fs::File::open(&encrypted).await?;
+    let body = reqwest::Body::wrap_stream(tokio_util::io::ReaderStream::with_capacity(
+        file,
+        STREAM_BUFFER,
+    ));
+    let _: FileReservation = http
+        .send(
+            http.request(Method::PUT, &format!("/files/{}", reservation.id))
+                .timeout(TRANSFER_TIMEOUT)
+                .header(reqwest::header::CONTENT_LENGTH, info.encrypted_size)
+                .header(reqwest::header::CONTENT_TYPE, "application/octet-stream")
+                .body(body),
+        )
+        .await?;
+    drop(dir);
+    Ok(Attachment {
+        id: reservation.id.to_string(),
+        name: name.to_owned(),
+        mime_type: mime_type.to_owned(),
+        size: info.plaintext_size,
+        sha256: herald_protocol::envelope::b64_encode(&info.sha256),
+        key: info.key.expose().to_owned(),
+    })
+}
+
+fn check_name(name: &str) -> Result<()> {
+    let ok = !name.trim().is_empty()
+        && name.chars().count() <= MAX_ATTACHMENT_NAME_CHARS
+        && !name
+            .chars()
+            .any(|c| c.is_control() || c == '/' || c == '\\')
+        && name != "."
+        && name != "..";
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::InvalidInput(format!(
+            "an attachment name has 1–{MAX_ATTACHMENT_NAME_CHARS} characters, no control characters and no / or \\"
+        )))
+    }
+}
+
+/// What the blocking encryption step returns: the temporary directory (removed on drop), the
+/// ciphertext's path inside it, and the encryption result.
+type Encrypted = (
+    tempfile::TempDir,
+    PathBuf,
+    herald_crypto::files::EncryptedFile,
+);
+
+fn encrypt_to_temp(source: &Path) -> Result<Encrypted> {
+    let input = std::fs::File::open(source)
+        .map_err(|e| Error::InvalidInput(format!("{}: {e}", source.display())))?;
+    let dir = tempfile::Builder::new()
+        .prefix("herald-upload-")
+        .tempdir()?;
+    let path = dir.path().join("file.age");
+    let output = std::fs::File::create(&path)?;
+    let mut writer = BufWriter::with_capacity(STREAM_BUFFER, output);
+    let info = encrypt_file(
+        BufReader::with_capacity(STREAM_BUFFER, input),
+        &mut writer,
+        MAX_ATTACHMENT_BYTES,
+    )
+    .map_err(file_error)?;
+    writer.flush()?;
+    Ok((dir, path, info))
+}
+
+fn parse_attachment(attachment: &Attachment) -> Result<(FileId, FileKey, [u8; 32])> {
+    let id = FileId::parse(&attachment.id)
+        .ok_or_else(|| Error::Protocol("attachment id is not a file id".into()))?;
+    let key = FileKey::parse(&attachment.key)
+        .map_err(|_| Error::Protocol("attachment key is malformed".into()))?;
+    let sha256: [u8; 32] = herald_protocol::envelope::b64_decode(&attachment.sha256)
+        .and_then(|b| b.try_into().ok())
+        .ok_or_else(|| Error::Protocol("attachment sha256 is malformed".into()))?;
+    Ok((id, key, sha256))
+}
+
+/// Streams the attachment's ciphertext from the relay through the decryptor into `out`
+/// (inside a blocking task) and checks size and SHA-256; returns `out` on success.
+async fn fetch_into<W: Write + Send + 'static>(
+    http: &RelayHttp,
+    attachment: &Attachment,
+    out: W,
+) -> Result<W> {
+    let (id, key, sha256) = parse_attachment(attachment)?;
+    let resp = http
+        .request(Method::GET, &format!("/files/{id}"))
+        .timeout(TRANSFER_TIMEOUT)
+        .send()
+        .await
+        .map_err(network)?;
+    if !resp.status().is_success() {
+        let status = resp.status().as_u16();
+        let body = resp
+            .json::<herald_protocol::ErrorBody>()
+            .await
+            .unwrap_or_else(|_| herald_protocol::ErrorBody::new(ErrorCode::Internal));
+        return Err(relay_error(Error::Relay { status, body }));
+    }
+    if resp.content_length().is_some_and(|n| n > MAX_FILE_BYTES) {
+        return Err(Error::Protocol("the relay sent an oversized file".into()));
+    }
+    let stream = resp.bytes_stream().map_err(std::io::Error::other);
+    let reader = tokio_util::io::SyncIoBridge::new(tokio_util::io::StreamReader::new(stream));
+    let size = attachment.size;
+    tokio::task::spawn_blocking(move || {
+        let mut out = out;
+        let reader = std::io::BufReader::with_capacity(STREAM_BUFFER, reader);
+        decrypt_file(reader, &mut out, &key, size, &sha256).map_err(file_error)?;
+        Ok(out)
+    })
+    .await
+    .map_err(blocking_failed)?
+}
+
+/// Downloads and decrypts an attachment to `dest`, which must not exist: the plaintext goes to
+/// a temporary file (mode 0600) in `dest`'s directory and is renamed to `dest` only after the
+/// size and SHA-256 match. Errors: `invalid_input` (dest exists), [`Error::FileExpired`],
+/// [`Error::FileIntegrity`], `not_found` (not visible to this credential), `network`,
+/// `storage`.
+pub async fn download_file(http: &RelayHttp, attachment: &Attachment, dest: &Path) -> Result<()> {
+    if tokio::fs::symlink_metadata(dest).await.is_ok() {
+        return Err(Error::InvalidInput(format!(
+            "{} already exists; choose a new path",
+            dest.display()
+        )));
+    }
+    let dir = match dest.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let temp = tokio::task::spawn_blocking(move || {
+        tempfile::Builder::new()
+            .prefix(".herald-download-")
+            .tempfile_in(dir)
+    })
+    .await
+    .map_err(blocking_failed)??;
+    let writer = BufWriter::with_capacity(STREAM_BUFFER, temp);
+    let writer = fetch_into(http, attachment, writer).await?;
+    let dest = dest.to_path_buf();
+    tokio::task::spawn_blocking(move || {
+        let temp = writer
+            .into_inner()
+            .map_err(|e| Error::Storage(format!("file: {}", e.error())))?;
+        temp.as_file().sync_all()?;
+        temp.persist_noclobber(&dest).map_err(|e| {
+            if e.error.kind() == std::io::ErrorKind::AlreadyExists {
+                Error::InvalidInput(format!("{} already exists", dest.display()))
+            } else {
+                Error::Storage(format!("saving {}: {}", dest.display(), e.error))
+            }
+        })?;
+        Ok(())
+    })
+    .await
+    .map_err(blocking_failed)?
+}
+
+/// Downloads and decrypts an attachment into memory, for attachments of at most `max` bytes
+/// (image blocks: `MAX_INLINE_IMAGE_BYTES`). Errors as [`download_file`], and
+/// `invalid_input` when the attachment is larger than `max`.
+pub async fn download_bytes(
+    http: &RelayHttp,
+    attachment: &Attachment,
+    max: u64,
+) -> Result<Vec<u8>> {
+    if attachment.size > max {
+        return Err(Error::InvalidInput(format!(
+            "this file has {} bytes; at most {max} are loaded into memory",
+            attachment.size
+        )));
+    }
+    fetch_into(
+        http,
+        attachment,
+        Vec::with_capacity(attachment.size as usize),
+    )
+    .await
+}

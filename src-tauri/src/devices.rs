@@ -1,0 +1,121 @@
+//! Device commands: unlock this new device (recovery key, or a pairing code approved on another
+//! device), approve new devices, list and revoke devices, the safety code, and reset. One-line
+//! adapters over `herald_client::Core` (docs/devices.md), plus what the shell owns: this
+//! computer's device name, the `relay-url` file for the CLI, and starting sync once unlocked.
+
+use herald_client::device_view::{DeviceView, PairingRequestView, PairingStarted, UnlockResult};
+use herald_client::view::{OnboardResult, UiError};
+use tauri::State;
+use zeroize::Zeroizing;
+
+use crate::commands::{normalize_relay_url, shell_error, ui_error};
+use crate::shell::AppState;
+
+type CmdResult<T> = Result<T, UiError>;
+
+/// A new device is unlocked: remember its relay for the CLI and start syncing its history.
+fn unlocked(state: &AppState) -> CmdResult<()> {
+    if let Some(url) = state.core.setup_state().relay_url {
+        crate::embedded::write_relay_url(&state.data_dir, &url)
+            .map_err(|e| shell_error("io", format!("could not record the relay URL: {e}")))?;
+    }
+    state.core.start_sync().map_err(ui_error)
+}
+
+/// Unlocks this new device with the account's recovery key, typed (case and separators do
+/// not matter). The key is dropped (zeroized) when this returns and is never logged. Errors:
+/// `invalid_relay_url`, `invalid_input` (malformed or mistyped key), `wrong_recovery_key`,
+/// `already_set_up`, `network`.
+#[tauri::command]
+pub async fn unlock_with_recovery_key(
+    state: State<'_, AppState>,
+    relay_url: String,
+    recovery_key: String,
+) -> CmdResult<UnlockResult> {
+    let recovery_key = Zeroizing::new(recovery_key);
+    let url = normalize_relay_url(&relay_url)?;
+    let result = state
+        .core
+        .unlock_with_recovery_key(&url, &recovery_key, &state.device_name)
+        .await
+        .map_err(ui_error)?;
+    unlocked(&state)?;
+    Ok(result)
+}
+
+/// Registers this new device's pairing request on `relay_url`; the UI shows the code.
+#[tauri::command]
+pub async fn start_pairing(
+    state: State<'_, AppState>,
+    relay_url: String,
+) -> CmdResult<PairingStarted> {
+    let url = normalize_relay_url(&relay_url)?;
+    state
+        .core
+        .start_pairing(&url, &state.device_name)
+        .await
+        .map_err(ui_error)
+}
+
+/// Waits until another device approves the request, then starts sync. Errors:
+/// `wrong_pairing_code`, `pairing_expired`, `not_found`, `network`.
+#[tauri::command]
+pub async fn wait_pairing(
+    state: State<'_, AppState>,
+    pairing_id: String,
+) -> CmdResult<UnlockResult> {
+    let result = state
+        .core
+        .wait_pairing(&pairing_id)
+        .await
+        .map_err(ui_error)?;
+    unlocked(&state)?;
+    Ok(result)
+}
+
+/// New devices waiting for approval from this one.
+#[tauri::command]
+pub async fn pairing_requests(state: State<'_, AppState>) -> CmdResult<Vec<PairingRequestView>> {
+    state.core.pairing_requests().await.map_err(ui_error)
+}
+
+/// Approves a new device with the code it shows (one attempt). Errors: `invalid_input`,
+/// `wrong_pairing_code`, `pairing_expired`, `pairing_claimed`, `not_found`, `network`.
+#[tauri::command]
+pub async fn approve_pairing(
+    state: State<'_, AppState>,
+    pairing_id: String,
+    code: String,
+) -> CmdResult<DeviceView> {
+    let code = Zeroizing::new(code);
+    state
+        .core
+        .approve_pairing(&pairing_id, &code)
+        .await
+        .map_err(ui_error)
+}
+
+/// The account's devices, revoked ones included, this one `current`.
+#[tauri::command]
+pub async fn devices(state: State<'_, AppState>) -> CmdResult<Vec<DeviceView>> {
+    state.core.devices().await.map_err(ui_error)
+}
+
+/// Revokes another device and rotates the account encryption key.
+#[tauri::command]
+pub async fn revoke_device(state: State<'_, AppState>, id: String) -> CmdResult<()> {
+    state.core.revoke_device(&id).await.map_err(ui_error)
+}
+
+/// Resets the account (new keys; the relay deletes all activity, files, connections and other
+/// devices). Returns the new recovery key, shown once.
+#[tauri::command]
+pub async fn reset_account(state: State<'_, AppState>) -> CmdResult<OnboardResult> {
+    state.core.reset_account().await.map_err(ui_error)
+}
+
+/// This account's safety code (30 digits in 6 groups of 5).
+#[tauri::command]
+pub fn safety_code(state: State<'_, AppState>) -> CmdResult<String> {
+    state.core.safety_code().map_err(ui_error)
+}
