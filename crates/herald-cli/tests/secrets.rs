@@ -241,3 +241,93 @@ fn send_secret_file_delivers_a_secret_offer_once() {
         "before anything is sent"
     );
 }
+
+#[test]
+fn ask_receives_a_secret_file_in_a_new_0600_file() {
+    let s = setup();
+    let out_path = s.home.path().join("kubeconfig");
+    let child = agent(&s)
+        .args([
+            "ask",
+            "--title",
+            "Staging kubeconfig",
+            "--field",
+            "kubeconfig!:secret-file:Kubeconfig",
+            "--out",
+        ])
+        .arg(&out_path)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ask starts");
+    let id = wait_for_title(&s, "Staging kubeconfig")["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+
+    let source = s.home.path().join("source-kubeconfig");
+    std::fs::write(&source, format!("token: {SECRET}\n")).unwrap();
+    let answered = run(herald(s.home.path())
+        .args(["inbox", "answer", &id, "--secret"])
+        .arg(format!("kubeconfig={}", source.display())));
+    assert!(
+        answered.status.success(),
+        "the device uploads the file for the secret-file field: {}",
+        String::from_utf8_lossy(&answered.stderr)
+    );
+    no_secret(&answered, "inbox answer");
+    let shown = run(herald(s.home.path()).args(["inbox", "show", &id, "--json"]));
+    no_secret(&shown, "inbox show after answering");
+
+    let out = finish(child);
+    no_secret(&out, "ask");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "answered; stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON answer");
+    assert_eq!(
+        answer["values"]["kubeconfig"],
+        serde_json::json!({"secret": true}),
+        "marker only"
+    );
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains("AGE-SECRET-KEY"),
+        "the file's key is not printed"
+    );
+    assert_eq!(
+        std::fs::read(&out_path).expect("--out written"),
+        std::fs::read(&source).unwrap(),
+        "the file, byte for byte"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&out_path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "--out is owner-only");
+    }
+}
+
+#[test]
+fn a_secret_file_field_must_be_the_only_secret_field() {
+    let s = setup();
+    let out = run(agent(&s)
+        .args([
+            "ask",
+            "--title",
+            "Both",
+            "--field",
+            "kubeconfig:secret-file",
+        ])
+        .args(["--field", "token:secret", "--out"])
+        .arg(s.home.path().join("out")));
+    assert_eq!(out.status.code(), Some(1), "refused");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("only secret field"),
+        "says why: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(inbox_list(&s).is_empty(), "nothing was sent");
+}

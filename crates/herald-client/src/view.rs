@@ -332,7 +332,7 @@ pub struct AnswerInput {
     pub values_json: Option<String>,
     /// File and secret-file fields: field id → path of a local file (at most 100 MB) that the
     /// core encrypts and uploads as the field's answer (docs/files.md). A field named here
-    /// must not also appear in `values_json`. Empty by default; ignored with `action_id`.
+    /// must not also appear in `values_json`. Empty by default; must be empty with `action_id`.
     #[serde(default)]
     #[ts(type = "Record<string, string>")]
     pub files: std::collections::BTreeMap<String, std::path::PathBuf>,

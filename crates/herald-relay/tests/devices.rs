@@ -401,6 +401,40 @@ async fn revoking_a_device_rotates_the_key_atomically() {
     )
     .await;
     expect_error(resp, ErrorCode::NotFound, "revoking twice").await;
+
+    // After the rotation a sender must seal to epoch 2: a device's answer or an agent's
+    // message addressed to epoch 1 only is refused, so it reloads the keys.
+    let conn = herald_testkit::fixtures::create_connection(
+        url,
+        &herald_testkit::fixtures::TestAccount {
+            account_id: a.account_id.clone(),
+            device_id: a.device_id.clone(),
+            device_token: a.device_token.clone(),
+            device_name: "First device".into(),
+        },
+        "Agent",
+    )
+    .await;
+    let mut stale =
+        herald_testkit::fixtures::message_request(&a.account_id, conn.principal(), false);
+    herald_testkit::fixtures::readdress(&mut stale.envelope, &a.keys.current_recipient().key_id);
+    let resp = herald_testkit::fixtures::post_message(
+        url,
+        &conn.bearer,
+        &herald_testkit::fixtures::new_idempotency_key(),
+        &stale,
+    )
+    .await;
+    expect_error(
+        resp,
+        ErrorCode::KeysChanged,
+        "a message sealed to the rotated-out key",
+    )
+    .await;
+    let mut fresh =
+        herald_testkit::fixtures::message_request(&a.account_id, conn.principal(), false);
+    herald_testkit::fixtures::readdress(&mut fresh.envelope, &rotated.current_recipient().key_id);
+    send(url, &conn.bearer, &fresh).await;
     let resp = call(
         url,
         Method::GET,
@@ -814,7 +848,9 @@ async fn reset_replaces_the_account_and_signs_every_device_out() {
         "Agent",
     )
     .await;
-    let req = herald_testkit::fixtures::message_request(&a.account_id, conn.principal(), false);
+    let mut req = herald_testkit::fixtures::message_request(&a.account_id, conn.principal(), false);
+    let aek = a.keys.current_recipient().key_id;
+    herald_testkit::fixtures::readdress(&mut req.envelope, &aek);
     send(url, &conn.bearer, &req).await;
 
     let fresh = AccountKeys::generate();

@@ -299,3 +299,17 @@ pub async fn post_message(
         .await
         .expect("POST /messages reaches the relay")
 }
+
+/// Re-addresses a placeholder envelope (made by [`placeholder_envelope`], addressed to the
+/// placeholder key id `aek1`) to the key id `key_id`, as a message sealed to a real account's
+/// current encryption key must be: the relay refuses envelopes not addressed to it.
+pub fn readdress(envelope: &mut Envelope, key_id: &str) {
+    let mut header = envelope
+        .header_unverified()
+        .expect("a placeholder envelope has a readable header");
+    header.recipients = vec![key_id.to_owned()];
+    envelope.header = b64_encode(&serde_json::to_vec(&header).expect("header serializes"));
+    for sealed in &mut envelope.recipients {
+        sealed.key_id = key_id.to_owned();
+    }
+}

@@ -197,7 +197,6 @@ pub(crate) async fn attach(
     Ok(())
 }
 
-
 /// Test support (feature `test-support`): behave like a broken or hostile device.
 #[cfg(feature = "test-support")]
 impl super::Core {

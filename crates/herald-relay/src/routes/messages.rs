@@ -106,6 +106,7 @@ pub(super) async fn send(
     super::secrets::check_send(&req)?;
     let expires_at = deadline(&req, now)?;
     check_envelope(&req.envelope, EnvelopeKind::Message, &req.id, &principal)?;
+    super::epoch::require_current_aek(&state, principal.account(), &req.envelope).await?;
     if let Some(parent) = req.reply_to.clone() {
         let (account, viewer) = (principal.account().clone(), principal.viewer());
         let visible = state
@@ -398,6 +399,7 @@ pub(super) async fn answer(
         device_id: auth.device_id.clone(),
     };
     check_envelope(&req.envelope, EnvelopeKind::Answer, &id, &principal)?;
+    super::epoch::require_current_aek(&state, principal.account(), &req.envelope).await?;
     super::files::check_attachment_ids(&req.attachments)?;
     let attachments = req.attachments;
     let answer = NewAnswer {

@@ -6,6 +6,7 @@ mod accounts;
 mod connections;
 mod device_checks;
 mod devices;
+mod epoch;
 mod files;
 mod keys;
 mod messages;

@@ -13,6 +13,6 @@ valuesJson: string | null,
 /**
  * File and secret-file fields: field id → path of a local file (at most 100 MB) that the
  * core encrypts and uploads as the field's answer (docs/files.md). A field named here
- * must not also appear in `values_json`. Empty by default; ignored with `action_id`.
+ * must not also appear in `values_json`. Empty by default; must be empty with `action_id`.
  */
 files: Record<string, string>, };
