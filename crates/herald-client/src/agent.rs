@@ -14,7 +14,9 @@ use herald_protocol::envelope::EnvelopeKind;
 use herald_protocol::wire::{MessageRecord, MessageStatus, SendMessageRequest};
 use herald_protocol::{ConnectionId, MessageId};
 use serde::Serialize;
-use tokio::sync::OnceCell;
+use std::sync::Arc;
+
+use tokio::sync::Mutex;
 
 use crate::http::RelayHttp;
 
@@ -90,7 +92,9 @@ pub struct AgentClient {
     http: RelayHttp,
     token: ConnectionToken,
     keys: ConnectionKeys,
-    directory: OnceCell<(Directory, ConnectionId)>,
+    /// The verified key directory and this connection's id, loaded on first use and reloaded
+    /// when the relay reports that the account keys changed (a device was revoked).
+    directory: Mutex<Option<Arc<(Directory, ConnectionId)>>>,
 }
 
 impl AgentClient {
@@ -102,24 +106,36 @@ impl AgentClient {
             http,
             token,
             keys,
-            directory: OnceCell::new(),
+            directory: Mutex::new(None),
         })
     }
 
-    /// The verified key directory and this connection's id (fetched once).
-    async fn directory(&self) -> Result<&(Directory, ConnectionId)> {
-        self.directory
-            .get_or_try_init(|| async {
-                let keys = self.http.keys().await?;
-                let directory = Directory::verify(&keys, &self.token.fingerprint_prefix)?;
-                let id = directory.connection_for_keys(&self.keys).map(|c| c.id.clone()).ok_or_else(|| {
-                    Error::Protocol(
-                        "this token's keys are not certified by the account (was the connection revoked?)".into(),
-                    )
-                })?;
-                Ok((directory, id))
-            })
-            .await
+    /// The verified key directory and this connection's id (fetched on first use, then kept
+    /// until [`AgentClient::forget_directory`]).
+    async fn directory(&self) -> Result<Arc<(Directory, ConnectionId)>> {
+        let mut slot = self.directory.lock().await;
+        if let Some(loaded) = slot.as_ref() {
+            return Ok(loaded.clone());
+        }
+        let keys = self.http.keys().await?;
+        let directory = Directory::verify(&keys, &self.token.fingerprint_prefix)?;
+        let id = directory
+            .connection_for_keys(&self.keys)
+            .map(|c| c.id.clone())
+            .ok_or_else(|| {
+                Error::Protocol(
+                    "this token's keys are not certified by the account (was the connection revoked?)"
+                        .into(),
+                )
+            })?;
+        let loaded = Arc::new((directory, id));
+        *slot = Some(loaded.clone());
+        Ok(loaded)
+    }
+
+    /// Drops the cached key directory so the next call verifies `GET /keys` again.
+    async fn forget_directory(&self) {
+        *self.directory.lock().await = None;
     }
 
     /// Validates, seals and posts a message or request; returns the relay's record. Files in
@@ -158,12 +174,35 @@ impl AgentClient {
         crate::files::upload_file(&self.http, path).await
     }
 
+    /// Seals and posts; when the relay answers `keys_changed` (the account encryption key
+    /// rotated since the keys were loaded), reloads and verifies `GET /keys` and seals again
+    /// once, under the same Idempotency-Key.
     async fn seal_and_post(
         &self,
         content: &MessageContent,
-        options: SendOptions,
+        mut options: SendOptions,
     ) -> Result<MessageRecord> {
-        let (directory, connection_id) = self.directory().await?;
+        let key = options
+            .idempotency_key
+            .take()
+            .unwrap_or_else(|| herald_crypto::new_bearer("idk_"));
+        match self.seal_and_post_once(content, &options, &key).await {
+            Err(e) if crate::http::is_code(&e, herald_protocol::ErrorCode::KeysChanged) => {
+                self.forget_directory().await;
+                self.seal_and_post_once(content, &options, &key).await
+            }
+            other => other,
+        }
+    }
+
+    async fn seal_and_post_once(
+        &self,
+        content: &MessageContent,
+        options: &SendOptions,
+        key: &str,
+    ) -> Result<MessageRecord> {
+        let loaded = self.directory().await?;
+        let (directory, connection_id) = &*loaded;
         let id = herald_crypto::new_message_id();
         let created_at = now_rfc3339();
         let recipients = [directory.current_account_recipient(), self.keys.recipient()];
@@ -199,7 +238,7 @@ impl AgentClient {
             "content": digest_content,
             "files": files,
             "expiresIn": expires_in,
-            "replyTo": options.reply_to,
+            "replyTo": &options.reply_to,
         }))
         .map_err(|e| Error::Protocol(e.to_string()))?;
         let digest = self.keys.idempotency_digest(&digest_input);
@@ -209,15 +248,12 @@ impl AgentClient {
             expects_answer,
             expires_at: None,
             expires_in,
-            reply_to: options.reply_to,
+            reply_to: options.reply_to.clone(),
             content_digest: Some(herald_protocol::envelope::b64_encode(&digest)),
             envelope,
             attachments: crate::files::attachment_ids(&content.attachments),
         };
-        let key = options
-            .idempotency_key
-            .unwrap_or_else(|| herald_crypto::new_bearer("idk_"));
-        self.http.send_message(&key, &request).await
+        self.http.send_message(key, &request).await
     }
 
     /// Cancels a pending request this connection sent (`POST /messages/:id/cancel`). Errors:
@@ -248,7 +284,8 @@ impl AgentClient {
             .answer
             .as_ref()
             .ok_or_else(|| Error::Protocol("answered record without an answer".into()))?;
-        let (directory, _) = self.directory().await?;
+        let loaded = self.directory().await?;
+        let (directory, _) = &*loaded;
         let secret = self.keys.recipient_secret();
         let opened = match herald_crypto::open(&answer.envelope, directory, &[&secret]) {
             // The answering device may be newer than our directory: refresh once.

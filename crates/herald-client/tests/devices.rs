@@ -316,6 +316,13 @@ async fn recovery_unlock_then_revocation_rotates_the_key_past_the_revoked_device
     // The bundle the phone holds now: epoch 1 only (what the recovery backup held).
     let backup_before = recovery_bundle(&url, &recovery).await;
 
+    // An agent that keeps one client across the rotation (its keys loaded before it).
+    let long_lived = AgentClient::new(&url, ConnectionToken::parse(&token).unwrap()).unwrap();
+    long_lived
+        .send(&note("Early"), SendOptions::default())
+        .await
+        .expect("sent before the rotation");
+
     let phone_id = phone.setup_state().device_id.unwrap();
     assert!(
         desk.revoke_device(&desk.setup_state().device_id.unwrap())
@@ -367,6 +374,20 @@ async fn recovery_unlock_then_revocation_rotates_the_key_past_the_revoked_device
     assert!(
         titles(&desk).await.contains(&"After".to_string()),
         "the revoking device reads it"
+    );
+    // The long-lived client sealed to epoch 1 is told keys_changed, reloads and reseals.
+    let late = long_lived
+        .send(&note("Late"), SendOptions::default())
+        .await
+        .expect("a client holding pre-rotation keys reloads them and sends");
+    assert_eq!(
+        herald_crypto::open(&late.envelope, &directory, &refs).err(),
+        Some(herald_crypto::Error::NotRecipient),
+        "the long-lived client sealed to the new epoch, not the one the revoked device holds"
+    );
+    assert!(
+        titles(&desk).await.contains(&"Late".to_string()),
+        "the remaining devices read it"
     );
     assert!(
         titles(&tablet).await.contains(&"After".to_string()),

@@ -150,7 +150,8 @@ impl AgentClient {
     /// Errors: `not_found`, `network`, crypto errors.
     pub async fn request_content(&self, id: &MessageId) -> Result<MessageContent> {
         let record = self.http.message(id).await?;
-        let (directory, _) = self.directory().await?;
+        let loaded = self.directory().await?;
+        let (directory, _) = &*loaded;
         let secret = self.keys.recipient_secret();
         let (_, plaintext) = herald_crypto::open(&record.envelope, directory, &[&secret])?;
         serde_json::from_slice(&plaintext)

@@ -50,7 +50,8 @@ impl AgentClient {
                 "a secret offer has a title and a body only".into(),
             ));
         }
-        let (directory, connection_id) = self.directory().await?;
+        let loaded = self.directory().await?;
+        let (directory, connection_id) = &*loaded;
         let id = herald_crypto::new_message_id();
         let created_at = now_rfc3339();
         let recipients = [directory.current_account_recipient(), self.keys.recipient()];
@@ -168,7 +169,8 @@ impl AgentClient {
                 "the device's one-time key has expired; nothing was sent".into(),
             ));
         }
-        let (directory, connection_id) = self.directory().await?;
+        let loaded = self.directory().await?;
+        let (directory, connection_id) = &*loaded;
         let created_at = now_rfc3339();
         let plaintext = Zeroizing::new(secret.to_vec());
         let envelope = herald_crypto::seal(
@@ -204,7 +206,8 @@ impl AgentClient {
         cert: &herald_protocol::envelope::Certificate,
         id: &MessageId,
     ) -> Result<VerifiedOfferKey> {
-        let (directory, _) = self.directory().await?;
+        let loaded = self.directory().await?;
+        let (directory, _) = &*loaded;
         match herald_crypto::verify_offer_key(cert, directory, id) {
             Ok(key) => Ok(key),
             Err(herald_crypto::Error::Verification(_)) => {

@@ -222,7 +222,8 @@ impl AgentClient {
                 &format!("/messages/{}/secret/collect", record.id),
             ))
             .await?;
-        let (directory, _) = self.directory().await?;
+        let loaded = self.directory().await?;
+        let (directory, _) = &*loaded;
         let secret = self.keys.recipient_secret();
         let (header, plaintext) =
             match herald_crypto::open(&collected.envelope, directory, &[&secret]) {
