@@ -128,7 +128,10 @@ impl World {
         let id = self.request().await;
         let file = self.upload(&self.a.device_token).await;
         let resp = self
-            .answer(&id, &self.answer_body(&id, true, &[], &[file.clone()]))
+            .answer(
+                &id,
+                &self.answer_body(&id, true, &[], std::slice::from_ref(&file)),
+            )
             .await;
         let status = resp.status().as_u16();
         assert_eq!(status, 200, "answered: {}", resp.text().await.unwrap());
@@ -216,7 +219,7 @@ async fn secret_attachments_are_checked_and_refusals_attach_nothing() {
     let mine = w.upload(&w.a.device_token).await;
     let agents = w.upload(&w.conn.bearer).await;
 
-    let body = w.answer_body(&id, false, &[], &[mine.clone()]);
+    let body = w.answer_body(&id, false, &[], std::slice::from_ref(&mine));
     let err = expect_error(
         w.answer(&id, &body).await,
         ErrorCode::InvalidRequest,
@@ -234,7 +237,12 @@ async fn secret_attachments_are_checked_and_refusals_attach_nothing() {
     .await;
     assert_eq!(err.fields, ["secretAttachments[0]"], "names the file");
 
-    let body = w.answer_body(&id, true, &[mine.clone()], &[mine.clone()]);
+    let body = w.answer_body(
+        &id,
+        true,
+        std::slice::from_ref(&mine),
+        std::slice::from_ref(&mine),
+    );
     let err = expect_error(
         w.answer(&id, &body).await,
         ErrorCode::InvalidRequest,
@@ -254,7 +262,12 @@ async fn secret_attachments_are_checked_and_refusals_attach_nothing() {
 
     // None of that attached anything: the same upload still answers the request.
     let ordinary = w.upload(&w.a.device_token).await;
-    let body = w.answer_body(&id, true, &[ordinary.clone()], &[mine.clone()]);
+    let body = w.answer_body(
+        &id,
+        true,
+        std::slice::from_ref(&ordinary),
+        std::slice::from_ref(&mine),
+    );
     let resp = w.answer(&id, &body).await;
     assert_eq!(
         resp.status().as_u16(),
