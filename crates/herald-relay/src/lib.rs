@@ -89,6 +89,9 @@ async fn sweep(state: AppState) {
                 if let Err(e) = state.sweep_secrets().await {
                     tracing::error!(error = %e, "secret sweep failed");
                 }
+                if let Err(e) = state.sweep_pairings().await {
+                    tracing::error!(error = %e, "pairing sweep failed");
+                }
                 if let Err(e) = state.sweep_files().await {
                     tracing::error!(error = %e, "file sweep failed");
                 }

@@ -770,6 +770,23 @@ async fn a_pairing_expires_after_ten_minutes_and_a_failed_one_is_burned() {
         list.pairings.iter().all(|p| p.id != id),
         "expired requests are not listed"
     );
+    assert_eq!(
+        relay.state.sweep_pairings().await.expect("sweep"),
+        0,
+        "an expired request is kept an hour, so late polls read pairing_expired"
+    );
+    relay.clock().advance(chrono::TimeDelta::minutes(61));
+    assert_eq!(
+        relay.state.sweep_pairings().await.expect("sweep"),
+        1,
+        "then the sweeper deletes it"
+    );
+    let resp = poll(url, &id, &created.poll_token).await;
+    assert_eq!(
+        resp.status().as_u16(),
+        401,
+        "its poll token is gone with it"
+    );
 
     let (id, created) = new_pairing(url).await;
     let path = format!("/keys/pairings/{id}");

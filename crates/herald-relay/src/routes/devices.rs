@@ -26,7 +26,7 @@ use crate::auth::{new_token, token_hash, DeviceAuth};
 use crate::clock::format_time;
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::store::devices::{DeviceResult, DeviceStore, NewDevice, Rotation};
+use crate::store::devices::{DeviceError, DeviceResult, DeviceStore, NewDevice, Rotation};
 
 /// Runs a blocking [`DeviceStore`] call on tokio's blocking pool.
 pub(super) async fn device_store<T, F>(state: &AppState, f: F) -> Result<T, ApiError>
@@ -240,4 +240,25 @@ pub(super) async fn reset(
             device_token,
         }),
     ))
+}
+
+/// How long an expired pairing request is kept, so a late poll still reads
+/// `pairing_expired` rather than `not_found`.
+const PAIRING_RETENTION: chrono::Duration = chrono::Duration::hours(1);
+
+impl AppState {
+    /// Deletes pairing requests that expired more than an hour ago (with any sealed bundle
+    /// they still hold). The sweeper calls this periodically; tests may call it directly.
+    /// Returns how many were deleted.
+    pub async fn sweep_pairings(&self) -> crate::error::Result<usize> {
+        let before = self.now() - PAIRING_RETENTION;
+        let store = self.inner.store.clone();
+        tokio::task::spawn_blocking(move || store.devices().sweep_pairings(before))
+            .await
+            .map_err(|e| crate::Error::Io(std::io::Error::other(e)))?
+            .map_err(|e| match e {
+                DeviceError::Store(s) => crate::Error::Store(s),
+                other => crate::Error::Io(std::io::Error::other(other.to_string())),
+            })
+    }
 }

@@ -163,6 +163,9 @@ pub trait DeviceStore: Send + Sync + 'static {
 
     /// Stores a new pairing request. Refused: `pairing_id_taken`.
     fn create_pairing(&self, new: NewPairing) -> DeviceResult<()>;
+    /// Deletes pairing requests that expired before `before`, whatever their state (the
+    /// sealed bundle of a completed one with them). Returns how many were deleted.
+    fn sweep_pairings(&self, before: DateTime<Utc>) -> DeviceResult<usize>;
     /// Pending requests not yet expired at `now`, newest first.
     fn pending_pairings(&self, now: DateTime<Utc>) -> DeviceResult<Vec<PairingRow>>;
     /// One request by id.

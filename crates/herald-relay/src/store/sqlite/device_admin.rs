@@ -309,6 +309,15 @@ impl DeviceStore for SqliteStore {
         self.write_devices(|tx| pairings::insert(tx, &new))
     }
 
+    fn sweep_pairings(&self, before: DateTime<Utc>) -> DeviceResult<usize> {
+        self.write_devices(|tx| {
+            Ok(tx.execute(
+                "DELETE FROM pairings WHERE expires_at_ms < ?1",
+                [before.timestamp_millis()],
+            )?)
+        })
+    }
+
     fn pending_pairings(&self, now: DateTime<Utc>) -> DeviceResult<Vec<PairingRow>> {
         self.read_devices(|c| pairings::pending(c, now.timestamp_millis()))
     }
