@@ -13,12 +13,16 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
+# libspeechd-dev + libclang-dev: the `tts` crate's speech-dispatcher binding (read aloud).
 BUILD_PACKAGES=(
   libwebkit2gtk-4.1-dev build-essential curl wget file libxdo-dev libssl-dev
-  libayatana-appindicator3-dev librsvg2-dev pkg-config
+  libayatana-appindicator3-dev librsvg2-dev pkg-config libspeechd-dev libclang-dev
 )
+# speech-dispatcher + espeak-ng: the speech service the app talks to (the e2e test sends its
+# audio to libao's null driver, so an utterance really runs to its end without a sound card).
 TEST_PACKAGES=(
   xvfb xauth webkit2gtk-driver dbus-x11 dbus-daemon imagemagick python3-gi gnome-keyring
+  speech-dispatcher speech-dispatcher-espeak-ng espeak-ng
 )
 TAURI_DRIVER_VERSION="2.1.0"
 

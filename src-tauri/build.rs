@@ -32,6 +32,21 @@ fn main() {
         "revoke_device",
         "reset_account",
         "safety_code",
+        "notifications",
+        "notification",
+        "mark_notification_read",
+        "notification_seen",
+        "reply_notification",
+        "speech_status",
+        "quiet_hours",
+        "set_quiet_hours",
+        "agent_keys",
+        "create_agent_key",
+        "revoke_agent_key",
+        "connectors",
+        "approve_connector",
+        "deny_connector",
+        "revoke_connector",
     ];
     let attributes = tauri_build::Attributes::new()
         .config_path("../tauri.conf.json")

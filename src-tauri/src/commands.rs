@@ -96,7 +96,8 @@ pub async fn mark_read(state: State<'_, AppState>, id: String) -> CmdResult<()> 
 /// `pick_file` returned: each is swapped for the path kept here (a path sent by the webview is
 /// never used: an unknown id is refused), and the core encrypts and uploads those files.
 /// Secret values pass through to the core, which seals them to the asking connection only.
-/// Errors: the core's, plus `unknown_pick`.
+/// Errors: the core's, plus `unknown_pick`, and `already_answered` / `request_expired` /
+/// `request_cancelled` when the request is no longer pending (nothing is posted then).
 #[tauri::command]
 pub async fn answer(
     state: State<'_, AppState>,
@@ -114,7 +115,9 @@ pub async fn answer(
             .path(&value.to_string_lossy())
             .map_err(|e| shell_error(e.code(), e.to_string()))?;
     }
-    let view = state.core.answer(&id, input).await.map_err(ui_error)?;
+    // Through the gate: a request answered from its notification meanwhile is not posted
+    // again (`already_answered`).
+    let view = state.answers.answer(&state.core, &id, input).await?;
     state.picks.forget(&picks);
     Ok(view)
 }

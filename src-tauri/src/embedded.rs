@@ -139,6 +139,7 @@ impl Running {
         let config = herald_relay::RelayConfig {
             data_dir,
             public_url: None,
+            ..Default::default()
         };
         herald_relay::spawn(config, listener)
             .await

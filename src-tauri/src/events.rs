@@ -6,7 +6,7 @@ use herald_client::view::{CoreEvent, MessageStatus, MessageSummary};
 use tauri::{AppHandle, Emitter, Manager, Runtime};
 use tokio::sync::broadcast::{error::RecvError, Receiver};
 
-use crate::shell::AppState;
+use crate::notify::Notifier;
 
 /// The Tauri event carrying every `CoreEvent`; ui/src/lib/backend/tauri.ts listens to it.
 pub const CORE_EVENT: &str = "herald://event";
@@ -62,15 +62,21 @@ pub fn sync_failed<R: Runtime>(app: &AppHandle<R>, last_sync: &LastSyncState, er
 }
 
 fn deliver<R: Runtime>(app: &AppHandle<R>, event: CoreEvent) {
-    if let CoreEvent::MessageUpserted {
-        message,
-        is_new: true,
-    } = &event
-    {
-        if needs_notification(message) {
-            if let Some(state) = app.try_state::<AppState>() {
-                crate::notify::request(app, state.core.clone(), message.clone());
+    if let Some(notifier) = app.try_state::<Notifier>() {
+        match &event {
+            CoreEvent::MessageUpserted { message, is_new } => {
+                if *is_new && needs_notification(message) {
+                    notifier.new_request(message.clone());
+                } else if closes_notification(message) {
+                    notifier.closed(&message.id);
+                }
             }
+            // Quiet hours and receipts are the notifier's to judge.
+            CoreEvent::NotificationUpserted {
+                notification,
+                is_new: true,
+            } => notifier.new_notification(notification.clone()),
+            _ => {}
         }
     }
     if let Err(error) = app.emit(CORE_EVENT, &event) {
@@ -81,6 +87,11 @@ fn deliver<R: Runtime>(app: &AppHandle<R>, event: CoreEvent) {
 /// A new request waiting for this person's answer, readable on this device.
 fn needs_notification(message: &MessageSummary) -> bool {
     message.expects_answer && message.status == MessageStatus::Pending && message.error.is_none()
+}
+
+/// A request whose banner (if any) must go: no longer pending, or no longer readable.
+fn closes_notification(message: &MessageSummary) -> bool {
+    message.status != MessageStatus::Pending || message.error.is_some()
 }
 
 #[cfg(test)]
@@ -127,6 +138,28 @@ mod tests {
                 Some("bad signature")
             )),
             "an unreadable message does not"
+        );
+    }
+
+    #[test]
+    fn answered_expired_cancelled_or_unreadable_requests_lose_their_banner() {
+        for status in [
+            MessageStatus::Answered,
+            MessageStatus::Expired,
+            MessageStatus::Cancelled,
+        ] {
+            assert!(
+                closes_notification(&summary(status, true, None)),
+                "{status:?} withdraws the banner"
+            );
+        }
+        assert!(
+            !closes_notification(&summary(MessageStatus::Pending, true, None)),
+            "a pending request keeps it"
+        );
+        assert!(
+            closes_notification(&summary(MessageStatus::Pending, true, Some("bad"))),
+            "an unreadable one loses it"
         );
     }
 }

@@ -6,14 +6,18 @@
 
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
+mod agents;
+mod answering;
 mod commands;
 mod devices;
 mod embedded;
 mod events;
 mod files;
 mod notify;
+mod notify_plan;
 mod picks;
 mod shell;
+mod speech;
 
 use tauri::Manager;
 

@@ -7,10 +7,12 @@ use herald_client::view::SetupStatus;
 use herald_client::{Core, CoreConfig};
 use tauri::{Manager, Runtime};
 
+use crate::answering::AnswerGate;
 use crate::embedded::EmbeddedRelay;
 use crate::events::LastSyncState;
 use crate::picks::PickedFiles;
-use crate::{commands, devices, events, files};
+use crate::speech::Speaker;
+use crate::{agents, commands, devices, events, files};
 
 /// Everything the commands share. The core is cheap to clone; the relay has its own lock.
 pub struct AppState {
@@ -24,6 +26,8 @@ pub struct AppState {
     pub picks: PickedFiles,
     /// This computer's name in the account's device list (the host name).
     pub device_name: String,
+    /// One answer per request, whether from the window or a notification.
+    pub answers: AnswerGate,
 }
 
 /// What the binary decides from its environment before the app starts.
@@ -87,6 +91,21 @@ pub fn run_app<R: Runtime>(builder: tauri::Builder<R>, config: ShellConfig) -> t
             devices::revoke_device,
             devices::reset_account,
             devices::safety_code,
+            agents::notifications,
+            agents::notification,
+            agents::mark_notification_read,
+            agents::notification_seen,
+            agents::reply_notification,
+            agents::speech_status,
+            agents::quiet_hours,
+            agents::set_quiet_hours,
+            agents::agent_keys,
+            agents::create_agent_key,
+            agents::revoke_agent_key,
+            agents::connectors,
+            agents::approve_connector,
+            agents::deny_connector,
+            agents::revoke_connector,
         ])
         .setup(move |app| {
             let handle = app.handle().clone();
@@ -103,7 +122,15 @@ pub fn run_app<R: Runtime>(builder: tauri::Builder<R>, config: ShellConfig) -> t
             })
             .map_err(|e| format!("cannot open the device core: {e}"))?;
             let relay = Arc::new(EmbeddedRelay::new(data_dir.clone()));
-            crate::notify::listen(&handle, core.clone());
+            let answers = AnswerGate::default();
+            let speaker = Speaker::start();
+            app.manage(speaker.clone());
+            app.manage(crate::notify::Notifier::start(
+                &handle,
+                core.clone(),
+                answers.clone(),
+                speaker,
+            ));
             let last_sync = LastSyncState::default();
             // Subscribe before sync starts so no event is missed.
             events::forward(handle.clone(), core.subscribe(), last_sync.clone());
@@ -115,6 +142,7 @@ pub fn run_app<R: Runtime>(builder: tauri::Builder<R>, config: ShellConfig) -> t
                 demo: config.demo,
                 picks: PickedFiles::default(),
                 device_name: device_name(),
+                answers,
             });
             if core.setup_state().status == SetupStatus::Ready {
                 tauri::async_runtime::spawn(resume(handle, core, relay, last_sync));

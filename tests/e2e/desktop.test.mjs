@@ -14,6 +14,8 @@ import { fileURLToPath } from "node:url";
 
 import { Builder, By, Key, until } from "selenium-webdriver";
 
+import { NotificationServer, press, shown as shownNotifications, wasClosed } from "./notifications.mjs";
+
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const APP = join(ROOT, "target/debug/herald-desktop");
 const HERALD = join(ROOT, "target/debug/herald");
@@ -53,6 +55,14 @@ const SECRET_ASK_TITLE = "Paste the staging API token";
 const SECRET_VALUE = "stg-7Hq2-x9Lm";
 const OFFER_TITLE = "Staging database password";
 const OFFERED_SECRET = "correct horse battery staple";
+const CANCEL_TITLE = "Restart the worker pool?";
+const EXPIRE_TITLE = "Approve the 5-second canary?";
+const PLAIN_TITLE = "Merge the release branch?";
+const IMAGE_TITLE = "The new architecture";
+const IMAGE_ALT = "Architecture diagram";
+const BACKLOG = 5;
+/** The second line of a banner without buttons (src-tauri/src/notify_plan.rs). */
+const OPEN_TO_ANSWER = "Open Herald to answer.";
 // A 1×1 PNG.
 const PNG_1X1 =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
@@ -104,6 +114,10 @@ const GALLERY = {
 
 /** @type {import("selenium-webdriver").WebDriver | undefined} */
 let driver;
+/** The test notification server on the private bus (when HERALD_E2E_NOTIFICATIONS is set). */
+const notificationServer = NOTIFICATIONS
+  ? new NotificationServer(NOTIFICATIONS, join(ARTIFACTS, "notification-server.log"))
+  : undefined;
 
 const byTestId = (id) => By.css(`[data-testid="${id}"]`);
 
@@ -179,13 +193,21 @@ async function inboxItem(title) {
   return false;
 }
 
-/** The recorded notification for a request titled `title` (its body), once it is shown. */
+/**
+ * The recorded notification for a request titled `title` (its body's first line), once it is
+ * shown.
+ */
 function notificationFor(title) {
   return pollFor(
-    () => recordedNotifications().find((n) => n.body === title),
+    () => recordedNotifications().find((n) => n.body.split("\n")[0] === title),
     UI_TIMEOUT,
     `no OS notification for "${title}"`,
   );
+}
+
+/** Waits until the app withdrew (CloseNotification) the notification `shown`. */
+function withdrawn(shown, what) {
+  return pollFor(() => wasClosed(NOTIFICATIONS, shown.id), UI_TIMEOUT, `${what}: its notification was not withdrawn`);
 }
 
 /** Runs the real CLI (with `input` on its standard input, if given); resolves with its exit code and output. */
@@ -215,13 +237,9 @@ async function pollFor(probe, ms, what) {
   }
 }
 
-/** Notify calls the test notification server recorded (one JSON object a line). */
+/** Notify calls the test notification server recorded. */
 function recordedNotifications() {
-  if (!NOTIFICATIONS || !existsSync(NOTIFICATIONS)) return [];
-  return readFileSync(NOTIFICATIONS, "utf8")
-    .split("\n")
-    .filter((line) => line.trim())
-    .map((line) => JSON.parse(line));
+  return shownNotifications(NOTIFICATIONS);
 }
 
 function withDeadline(promise, ms, what) {
@@ -305,11 +323,13 @@ async function freshApp() {
 before(async () => {
   assert.ok(DATA_DIR, "HERALD_DATA_DIR must point at a fresh data dir (run.sh sets it)");
   assert.ok(existsSync(APP), `the desktop app is built at ${APP}`);
+  await notificationServer?.start();
   driver = await launchApp();
 });
 
 after(async () => {
   if (driver) await driver.quit().catch(() => undefined);
+  await notificationServer?.stop().catch(() => undefined);
 });
 
 test("onboard, connect an agent, answer its request from the inbox", async () => {
@@ -418,8 +438,9 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       );
       assert.equal(await item.getAttribute("data-status"), "pending", "a new request is pending");
 
+      let shown;
       if (NOTIFICATIONS) {
-        const shown = await notificationFor(TITLE);
+        shown = await notificationFor(TITLE);
         assert.equal(shown.summary, "ci-agent", "the notification names the sender");
         assert.deepEqual(buttonsOf(shown), { approve: "Approve", reject: "Reject" }, "it offers the request's actions");
         assert.ok(!shown.body.includes("build 481"), "it carries the title only, never the body");
@@ -454,6 +475,7 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
         assert.fail(`herald ask printed no JSON: ${err}\n${result.stdout}`);
       }
       assert.equal(actionIdOf(answer), "approve", `the CLI got the approve action: ${result.stdout}`);
+      if (shown) await withdrawn(shown, "answered in the window");
     });
 
     await step("a form request is checked beside its fields and answered with typed values", async () => {
@@ -516,7 +538,7 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       assert.equal(actionIdOf(answer), undefined, "a form answer carries no action");
     });
 
-    await step("a request is answered from its OS notification", async (skip) => {
+    await step("a request is answered from its OS notification, once", async (skip) => {
       if (!NOTIFICATIONS) return skip();
       asking = runHerald(
         ["ask", "--title", NOTIFY_TITLE, "--action", "rotate:Rotate", "--action", "later:Later"],
@@ -524,13 +546,18 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       );
       const shown = await notificationFor(NOTIFY_TITLE);
       assert.deepEqual(buttonsOf(shown), { rotate: "Rotate", later: "Later" }, "the buttons are the request's actions");
-      // What a notification server sends when the person presses "Rotate" (the id typed uint32).
-      const press = (action) =>
-        execFileSync("gdbus", [
-          "emit", "--session", "--object-path", "/org/freedesktop/Notifications",
-          "--signal", "org.freedesktop.Notifications.ActionInvoked", `uint32 ${shown.id}`, `'${action}'`,
-        ]);
-      press("rotate");
+      assert.equal(shown.body, NOTIFY_TITLE, "a banner with buttons carries the title only");
+
+      // A click on the banner itself opens the request in the window.
+      press(shown.id, "default");
+      await paneShows(NOTIFY_TITLE, "a click on the notification opens its request");
+      const windowButton = await find("action-rotate");
+
+      // "Rotate" pressed twice on the banner (the id typed uint32, as a server sends it) and at
+      // once in the window too: one answer is posted, the others are told it was answered.
+      press(shown.id, "rotate");
+      press(shown.id, "rotate");
+      await windowButton.click().catch(() => undefined);
       const result = await withDeadline(asking.done, ANSWER_TIMEOUT, "herald ask (answered from the notification)");
       assert.equal(result.code, 0, `herald ask exits 0 (stderr: ${result.stderr})`);
       assert.equal(actionIdOf(JSON.parse(result.stdout)), "rotate", `the CLI got the rotate action: ${result.stdout}`);
@@ -542,15 +569,74 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
         UI_TIMEOUT,
         "the inbox shows the request answered, live",
       );
-
-      // A click on the banner itself opens the request in the window.
-      press("default");
       await driver.wait(
-        async () => (await textOf(await find("message-title"))) === NOTIFY_TITLE,
+        async () => (await driver.findElements(byTestId("answer-summary"))).length > 0,
         UI_TIMEOUT,
-        "a click on the notification opens its request",
+        "the window shows the answer",
       );
       assert.ok((await textOf(await find("answer-summary"))).includes("Rotate"), "showing the answer given");
+      assert.equal((await driver.findElements(byTestId("answer-error"))).length, 0, "no error for the losing answers");
+      assert.equal((await driver.findElements(byTestId("app-error"))).length, 0, "and no error banner");
+      await withdrawn(shown, "answered from the notification");
+      const again = recordedNotifications().filter((n) => n.body.split("\n")[0] === NOTIFY_TITLE);
+      assert.equal(again.length, 1, "the answer raised no second banner");
+    });
+
+    await step("cancelled and expired requests lose their notifications", async (skip) => {
+      if (!NOTIFICATIONS) return skip();
+      const env = { HERALD_URL: relayUrl, HERALD_TOKEN: token };
+      // `ask --timeout 1s` stops waiting (exit 3), the request stays open.
+      const asked = await withDeadline(
+        runHerald(["ask", "--title", CANCEL_TITLE, "--action", "ok:Restart", "--timeout", "1s"], env).done,
+        ANSWER_TIMEOUT,
+        "herald ask (to cancel)",
+      );
+      assert.equal(asked.code, 3, `herald ask stops waiting (stderr: ${asked.stderr})`);
+      const cancelShown = await notificationFor(CANCEL_TITLE);
+      const cancelled = await withDeadline(
+        runHerald(["cancel", jsonOf(asked, "herald ask (to cancel)").id], env).done,
+        ANSWER_TIMEOUT,
+        "herald cancel",
+      );
+      assert.equal(cancelled.code, 0, `the request is cancelled (stderr: ${cancelled.stderr})`);
+      await withdrawn(cancelShown, "cancelled by its sender");
+
+      const expiring = await withDeadline(
+        runHerald(["ask", "--title", EXPIRE_TITLE, "--action", "ok:Approve", "--deadline", "3s", "--timeout", "1s"], env).done,
+        ANSWER_TIMEOUT,
+        "herald ask (to expire)",
+      );
+      assert.equal(expiring.code, 3, `herald ask stops waiting (stderr: ${expiring.stderr})`);
+      const expireShown = await notificationFor(EXPIRE_TITLE);
+      await withdrawn(expireShown, "past its deadline");
+    });
+
+    await step("without the actions capability the notification opens the request", async (skip) => {
+      if (!NOTIFICATIONS) return skip();
+      await notificationServer.stop();
+      await notificationServer.start({ actions: false });
+      try {
+        const asked = await withDeadline(
+          runHerald(
+            ["ask", "--title", PLAIN_TITLE, "--action", "merge:Merge", "--action", "wait:Wait", "--timeout", "1s"],
+            { HERALD_URL: relayUrl, HERALD_TOKEN: token },
+          ).done,
+          ANSWER_TIMEOUT,
+          "herald ask (no buttons)",
+        );
+        assert.equal(asked.code, 3, `herald ask stops waiting (stderr: ${asked.stderr})`);
+        const shown = await notificationFor(PLAIN_TITLE);
+        assert.deepEqual(buttonsOf(shown), {}, "no buttons where the server cannot show them");
+        assert.ok(shown.actions.includes("default"), "a click on it is still reported");
+        assert.equal(shown.body, `${PLAIN_TITLE}\n${OPEN_TO_ANSWER}`, "it says where to answer");
+        assert.notEqual(await textOf(await find("message-title")), PLAIN_TITLE, "another message is open");
+        press(shown.id, "default");
+        await paneShows(PLAIN_TITLE, "a click on the notification opens its request");
+        await find("action-merge");
+      } finally {
+        await notificationServer.stop();
+        await notificationServer.start();
+      }
     });
 
     await step("a multi-question card is answered with an Other answer", async () => {
@@ -720,6 +806,29 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       await screenshot("desktop-e2e-attachments.png");
     });
 
+    await step("an image block shows the uploaded image", async () => {
+      const diagram = join(scratch, "diagram.png");
+      writeFileSync(diagram, Buffer.from(PNG_1X1, "base64"));
+      const sent = await withDeadline(
+        runHerald(["send", "--title", IMAGE_TITLE, "--block", `image:${diagram}:${IMAGE_ALT}`], { HERALD_URL: relayUrl, HERALD_TOKEN: token }).done,
+        ANSWER_TIMEOUT,
+        "herald send --block image",
+      );
+      assert.equal(sent.code, 0, `the message with an image is sent (stderr: ${sent.stderr})`);
+      const item = await driver.wait(() => inboxItem(IMAGE_TITLE), DELIVERY_TIMEOUT, "the image message never arrived");
+      await item.click();
+      await paneShows(IMAGE_TITLE);
+      const img = await find("image-img");
+      assert.equal(await img.getAttribute("alt"), IMAGE_ALT, "with the sender's alt text");
+      assert.match(await img.getAttribute("src"), /^blob:/, "decrypted in the app, shown from a blob: URL");
+      const width = await driver.wait(
+        async () => Number(await driver.executeScript("return arguments[0].complete ? arguments[0].naturalWidth : 0;", img)),
+        UI_TIMEOUT,
+        "the image never decoded",
+      );
+      assert.ok(width > 0, "the browser decoded the image");
+    });
+
     await step("a secret field is answered masked; only the asking agent gets the value", async () => {
       const out = join(scratch, "api-token");
       asking = await askAndOpen(
@@ -758,6 +867,10 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       await screenshot("desktop-e2e-secret-offer.png");
       const result = await withDeadline(asking.done, ANSWER_TIMEOUT, "herald send --secret-file");
       assert.equal(result.code, 0, `the sender hands the secret over (stderr: ${result.stderr})`);
+      for (const n of recordedNotifications()) {
+        const text = `${n.summary}\n${n.body}`;
+        assert.ok(!text.includes(SECRET_VALUE) && !text.includes(OFFERED_SECRET), `no secret in a notification: ${text}`);
+      }
     });
 
     await step("the saved recovery key checks out in Settings", async () => {
@@ -1000,6 +1113,49 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
         async () => (await (await find("sync-state")).getAttribute("data-connected")) === "true",
         UI_TIMEOUT,
         "the unlocked app syncs with the second relay",
+      );
+    });
+
+    await step("a backlog after time offline is one summary notification", async (skip) => {
+      if (!NOTIFICATIONS) return skip();
+      const created = await withDeadline(
+        runHerald(["connection", "create", "--name", "backlog-bot"], { HERALD_HOME: ownerHome }).done,
+        ANSWER_TIMEOUT,
+        "herald connection create",
+      );
+      assert.equal(created.code, 0, `a connection for the second account (stderr: ${created.stderr})`);
+      const env = { HERALD_URL: secondRelayUrl, HERALD_TOKEN: created.stdout.trim() };
+      // The app is closed while the requests arrive.
+      await driver.quit();
+      driver = undefined;
+      const before = recordedNotifications().length;
+      const titles = [];
+      for (let i = 1; i <= BACKLOG; i++) {
+        titles.push(`Backlog request ${i}`);
+        const asked = await withDeadline(
+          runHerald(["ask", "--title", titles.at(-1), "--action", "ok:OK", "--timeout", "1s"], env).done,
+          ANSWER_TIMEOUT,
+          "herald ask (backlog)",
+        );
+        assert.equal(asked.code, 3, `request ${i} is sent (stderr: ${asked.stderr})`);
+      }
+      driver = await launchApp();
+      await find("app-shell");
+      for (const title of titles) await driver.wait(() => inboxItem(title), DELIVERY_TIMEOUT, `${title} never arrived`);
+      const summary = await pollFor(
+        () => recordedNotifications().slice(before).find((n) => n.summary === `${BACKLOG} new requests`),
+        UI_TIMEOUT,
+        "no summary notification",
+      );
+      assert.ok(summary.body.includes("backlog-bot"), `the summary names the sender: ${summary.body}`);
+      const since = recordedNotifications().slice(before);
+      assert.deepEqual(since.map((n) => n.summary), [summary.summary], "one banner, not a flood");
+      await click("nav-settings");
+      press(summary.id, "default");
+      await driver.wait(
+        async () => (await (await find("nav-inbox")).getAttribute("aria-current")) === "page",
+        UI_TIMEOUT,
+        "a click on the summary shows the inbox",
       );
     });
 

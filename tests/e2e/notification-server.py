@@ -1,9 +1,16 @@
 #!/usr/bin/python3
 """A test notification server for the private session bus of the desktop e2e test.
 
-Owns org.freedesktop.Notifications, answers like a desktop's server, and appends every Notify
-call as one JSON line ({"id", "app_name", "summary", "body", "actions"}) to the file named by
-the first argument, so the test can assert what the app showed. Uses Debian's python3-gi.
+Owns org.freedesktop.Notifications, answers like a desktop's server, and appends every call
+that changes what is on screen as one JSON line to the file named by the first argument, so
+the test can assert what the app showed and withdrew:
+
+  Notify             {"id", "app_name", "replaces_id", "summary", "body", "actions"}
+  CloseNotification  {"closed": id}   (and emits NotificationClosed(id, 3), as servers do)
+
+`--no-actions` leaves "actions" out of GetCapabilities: a server that cannot show buttons.
+Action presses are not simulated here; the test emits ActionInvoked with gdbus. Uses Debian's
+python3-gi.
 """
 
 import json
@@ -35,27 +42,49 @@ INTROSPECTION = """
 
 def main() -> None:
     record_path = sys.argv[1]
+    capabilities = ["body"] if "--no-actions" in sys.argv[2:] else ["actions", "body"]
     node = Gio.DBusNodeInfo.new_for_xml(INTROSPECTION)
+    # Ids continue after the ones already in the file, so a restarted server never reuses one.
     next_id = [0]
+    try:
+        with open(record_path, encoding="utf-8") as existing:
+            for line in existing:
+                if line.strip():
+                    next_id[0] = max(next_id[0], json.loads(line).get("id", 0))
+    except FileNotFoundError:
+        pass
 
-    def on_call(_conn, _sender, _path, _iface, method, params, invocation):
+    def record(entry):
+        with open(record_path, "a", encoding="utf-8") as out:
+            out.write(json.dumps(entry) + "\n")
+
+    def on_call(conn, _sender, _path, _iface, method, params, invocation):
         if method == "Notify":
-            app_name, _replaces, _icon, summary, body, actions, _hints, _timeout = params.unpack()
+            app_name, replaces, _icon, summary, body, actions, _hints, _timeout = params.unpack()
             next_id[0] += 1
-            record = {
+            record({
                 "id": next_id[0],
                 "app_name": app_name,
+                "replaces_id": replaces,
                 "summary": summary,
                 "body": body,
                 "actions": list(actions),
-            }
-            with open(record_path, "a", encoding="utf-8") as out:
-                out.write(json.dumps(record) + "\n")
+            })
             invocation.return_value(GLib.Variant("(u)", (next_id[0],)))
         elif method == "CloseNotification":
+            (closed,) = params.unpack()
+            record({"closed": closed})
             invocation.return_value(None)
+            # 3: closed by a call to CloseNotification.
+            conn.emit_signal(
+                None,
+                "/org/freedesktop/Notifications",
+                "org.freedesktop.Notifications",
+                "NotificationClosed",
+                GLib.Variant("(uu)", (closed, 3)),
+            )
         elif method == "GetCapabilities":
-            invocation.return_value(GLib.Variant("(as)", (["actions", "body"],)))
+            invocation.return_value(GLib.Variant("(as)", (capabilities,)))
         elif method == "GetServerInformation":
             invocation.return_value(GLib.Variant("(ssss)", ("herald-test", "herald", "1.0", "1.2")))
         else:

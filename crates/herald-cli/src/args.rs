@@ -34,6 +34,15 @@ pub enum Command {
     Connection(ConnectionArgs),
     /// Read and answer the inbox from a terminal (headless device).
     Inbox(InboxArgs),
+    /// Serve MCP on stdin/stdout for an agent on this machine (tools: ask, send, wait),
+    /// end-to-end encrypted as this connection.
+    Mcp(McpArgs),
+    /// Agent keys for the HTTP and MCP agent endpoints (headless device).
+    AgentKey(crate::agents::AgentKeyArgs),
+    /// Approve, deny, list or revoke connectors (MCP clients signing in by user code).
+    Connector(crate::agents::ConnectorArgs),
+    /// Notifications agents sent (not end-to-end encrypted).
+    Notifications(crate::agents::NotificationsArgs),
 }
 
 /// Where the agent's credential and relay come from.
@@ -155,6 +164,13 @@ pub struct WaitArgs {
     /// Where answered files of `file` fields go (as `herald ask --out-dir`).
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
+}
+
+/// `herald mcp`: the relay and token as for `herald ask`.
+#[derive(Args)]
+pub struct McpArgs {
+    #[command(flatten)]
+    pub agent: AgentArgs,
 }
 
 #[derive(Args)]

@@ -1,6 +1,7 @@
 //! `herald`: the agent's command line (send, ask, wait) and a headless device (device init,
 //! connection create, inbox). See docs/cli.md for every command and the exit codes.
 
+mod agents;
 mod answer_files;
 mod args;
 mod attach;
@@ -9,6 +10,7 @@ mod content;
 mod device;
 mod devices;
 mod exit;
+mod mcp;
 mod out_file;
 mod reveal;
 mod secret;
@@ -33,12 +35,16 @@ fn main() -> std::process::ExitCode {
             };
         }
     };
+    // rmcp logs whole requests and results (message content) at debug and info: warnings only.
+    let mut filter =
+        tracing_subscriber::EnvFilter::try_from_env("HERALD_LOG").unwrap_or_else(|_| "warn".into());
+    if let Ok(cap) = "rmcp=warn".parse() {
+        filter = filter.add_directive(cap);
+    }
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("HERALD_LOG")
-                .unwrap_or_else(|_| "warn".into()),
-        )
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_env_filter(filter)
         .init();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -61,6 +67,10 @@ fn main() -> std::process::ExitCode {
             Command::Whoami(a) => device::whoami(a).await,
             Command::Connection(a) => device::connection(a).await,
             Command::Inbox(a) => device::inbox(a).await,
+            Command::Mcp(a) => mcp::serve(a).await,
+            Command::AgentKey(a) => agents::agent_key(a).await,
+            Command::Connector(a) => agents::connector(a).await,
+            Command::Notifications(a) => agents::notifications(a).await,
         }
     });
     match result {

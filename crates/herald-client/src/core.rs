@@ -20,6 +20,7 @@ use crate::session::Session;
 use crate::view::*;
 use crate::{present, sync, Error, Result};
 
+mod agents;
 mod answer_files;
 mod attachments;
 

@@ -9,6 +9,7 @@ pub mod demo;
 pub mod device_view;
 pub mod files;
 pub mod http;
+pub mod notification_view;
 pub mod view;
 pub mod ws;
 
@@ -17,8 +18,10 @@ mod core;
 mod device_state;
 mod devices;
 mod error;
+mod http_agents;
 mod http_devices;
 mod local_key;
+mod notifications;
 mod present;
 mod secrets;
 mod session;

@@ -15,8 +15,22 @@ use crate::view::CoreEvent;
 use crate::ws::SyncSocket;
 use crate::Result;
 
-/// Fetches and stores everything after the cursor. Returns the number of records stored.
+/// Fetches and stores everything after the cursors: messages, then notifications from agents
+/// (docs/agents.md; their own cursor). Returns the number of records stored.
 pub(crate) async fn catch_up(inner: &Inner, session: &Session) -> Result<usize> {
+    let messages = catch_up_messages(inner, session).await?;
+    Ok(messages + crate::notifications::catch_up(inner, session).await?)
+}
+
+/// The lower of the two cursors: a nudge above it may bring something new.
+async fn cursor(inner: &Inner) -> crate::Result<herald_protocol::Revision> {
+    let messages = inner.cache_call(|c| c.cursor()).await?;
+    let notifications = inner.cache_call(|c| c.notification_cursor()).await?;
+    Ok(messages.min(notifications))
+}
+
+/// Fetches and stores every message after the message cursor.
+async fn catch_up_messages(inner: &Inner, session: &Session) -> Result<usize> {
     let mut total = 0;
     loop {
         let cursor = inner.cache_call(|c| c.cursor()).await?;
@@ -66,7 +80,7 @@ pub(crate) async fn run(inner: Arc<Inner>, session: Arc<Session>) {
                 while healthy {
                     match socket.next_sync().await {
                         Ok(Some(revision)) => {
-                            let cursor = inner.cache_call(|c| c.cursor()).await.unwrap_or_default();
+                            let cursor = cursor(&inner).await.unwrap_or_default();
                             if revision <= cursor {
                                 continue; // duplicate or stale nudge
                             }

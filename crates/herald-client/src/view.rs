@@ -350,6 +350,14 @@ pub enum CoreEvent {
         message: MessageSummary,
         is_new: bool,
     },
+    /// A notification from an agent was added or changed (receipt, reply, read). `isNew` is
+    /// true the first time this device sees it; show a banner (and speak when `speak`) only
+    /// when it is new and not `suppressed` (quiet hours), then report the receipt.
+    #[serde(rename_all = "camelCase")]
+    NotificationUpserted {
+        notification: crate::notification_view::NotificationView,
+        is_new: bool,
+    },
     /// Connection to the relay went up or down.
     #[serde(rename_all = "camelCase")]
     SyncState {

@@ -25,6 +25,7 @@ async fn env() -> Env {
         herald_relay::RelayConfig {
             data_dir: relay_dir.path().to_path_buf(),
             public_url: None,
+            ..Default::default()
         },
         listener,
     )

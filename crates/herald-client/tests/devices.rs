@@ -26,6 +26,7 @@ impl Env {
             herald_relay::RelayConfig {
                 data_dir: relay_dir.path().to_path_buf(),
                 public_url: None,
+                ..Default::default()
             },
             listener,
         )

@@ -31,6 +31,7 @@ async fn env() -> Env {
         herald_relay::RelayConfig {
             data_dir: relay_dir.clone(),
             public_url: None,
+            ..Default::default()
         },
         listener,
     )

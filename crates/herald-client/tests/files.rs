@@ -31,6 +31,7 @@ async fn env() -> Env {
         RelayConfig {
             data_dir: dir.path().join("relay"),
             public_url: None,
+            ..Default::default()
         },
         clock.clone() as Arc<dyn Clock>,
     )

@@ -71,6 +71,7 @@ async fn a_100_mb_file_round_trips_in_bounded_memory() {
         herald_relay::RelayConfig {
             data_dir: dir.path().join("relay"),
             public_url: None,
+            ..Default::default()
         },
         listener,
     )

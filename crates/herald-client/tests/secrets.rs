@@ -33,6 +33,7 @@ async fn env() -> Env {
         RelayConfig {
             data_dir: relay_dir.path().to_path_buf(),
             public_url: None,
+            ..Default::default()
         },
         clock.clone() as Arc<dyn Clock>,
     )

@@ -16,6 +16,7 @@ async fn start_relay(dir: &std::path::Path, addr: &str) -> herald_relay::Running
         herald_relay::RelayConfig {
             data_dir: dir.to_path_buf(),
             public_url: None,
+            ..Default::default()
         },
         listener,
     )
@@ -115,7 +116,7 @@ async fn relay_restart_device_reconnects_and_misses_nothing() {
                 CoreEvent::SyncState {
                     connected: false, ..
                 } => saw_disconnect = true,
-                CoreEvent::SyncState { .. } => {}
+                CoreEvent::SyncState { .. } | CoreEvent::NotificationUpserted { .. } => {}
             }
         }
     })

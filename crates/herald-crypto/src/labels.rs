@@ -47,6 +47,10 @@ pub const DEVICE_BUNDLE: &[u8] = b"herald.v1/device/bundle";
 /// HKDF-SHA256 `info` deriving the at-rest sealing key from the keychain's local key.
 pub const LOCAL_SEAL: &[u8] = b"herald.v1/local/seal";
 
+/// HPKE `info` when the relay seals an agent's notification to the account encryption key
+/// (docs/agents.md, "Storage").
+pub const NOTIFICATION: &[u8] = b"herald.v1/notification";
+
 /// All labels above, for the distinctness test and for documentation generators.
 pub const ALL: &[&[u8]] = &[
     ACCOUNT_FINGERPRINT,
@@ -70,6 +74,7 @@ pub const ALL: &[&[u8]] = &[
     PAIRING_BUNDLE,
     DEVICE_BUNDLE,
     LOCAL_SEAL,
+    NOTIFICATION,
 ];
 
 #[cfg(test)]

@@ -26,6 +26,7 @@ mod hpke_base;
 mod keys;
 pub mod labels;
 mod local;
+mod notification;
 mod offer;
 mod pairing;
 mod primitives;
@@ -50,6 +51,7 @@ pub use keys::{
     KEY_ID_LEN,
 };
 pub use local::{open_local, seal_local, LocalKey};
+pub use notification::{open_notification, seal_notification};
 pub use offer::{verify_offer_key, OneTimeKey, VerifiedOfferKey};
 pub use pairing::{
     ApproverConfirmed, ApproverPairing, NewDeviceConfirmed, NewDevicePairing, PairingCode,

@@ -17,6 +17,9 @@ pub struct ErrorBody {
     /// Offending input fields, if any.
     #[serde(default)]
     pub fields: Vec<String>,
+    /// For the budget codes only: when the budget refills (RFC 3339 UTC, midnight).
+    #[serde(rename = "resetsAt", default, skip_serializing_if = "Option::is_none")]
+    pub resets_at: Option<String>,
 }
 
 macro_rules! catalog {
@@ -129,6 +132,35 @@ catalog! {
     FileExpired = ("file_expired", 410, "This file has expired and was deleted."),
     /// An attachment names a file already attached to another message.
     FileAlreadyAttached = ("file_already_attached", 409, "This file is already attached to another message."),
+    /// `POST /v1/notify` carried fields outside the whitelist (buttons, commands, callbacks,
+    /// scripts, anything unknown); `fields` lists them (docs/agents.md).
+    ForbiddenFields = ("forbidden_fields", 400, "The request carries fields that are not allowed."),
+    /// The account's daily request budget for agent credentials is used up; `resetsAt` says
+    /// when it refills (midnight UTC), as does `Retry-After`.
+    BudgetExceeded = ("budget_exceeded", 429, "The daily request budget is used up; it resets at midnight UTC."),
+    /// The account's daily seconds of waiting in `GET /v1/replies` are used up; `resetsAt`
+    /// says when they refill (midnight UTC), as does `Retry-After`.
+    PollBudgetExceeded = ("poll_budget_exceeded", 429, "The daily budget of seconds spent waiting for replies is used up; it resets at midnight UTC."),
+    /// OAuth device flow (RFC 8628): the person has not approved or denied the code yet.
+    AuthorizationPending = ("authorization_pending", 400, "The person has not approved this connector yet."),
+    /// OAuth device flow: polled faster than `interval`; wait 5 seconds longer between polls.
+    SlowDown = ("slow_down", 400, "Polling too fast; wait longer between polls."),
+    /// OAuth device flow: the person denied the connector.
+    AccessDenied = ("access_denied", 400, "The person denied this connector."),
+    /// OAuth device flow: the device code expired before it was approved.
+    ExpiredToken = ("expired_token", 400, "The device code has expired; start again."),
+    /// OAuth: the device code is unknown, belongs to another client, or its token was handed
+    /// out already (it is handed out once).
+    InvalidGrant = ("invalid_grant", 400, "The device code is not valid."),
+    /// OAuth: a `grant_type` other than the device code grant.
+    UnsupportedGrantType = ("unsupported_grant_type", 400, "Only the device code grant is supported."),
+    /// Client side only (`herald mcp` tool results), never sent by the relay: the relay could
+    /// not be reached (refused connection, DNS, timeout).
+    RelayUnreachable = ("relay_unreachable", 502, "The relay could not be reached; try again."),
+    /// Client side only (`herald mcp` tool results), never sent by the relay: what the relay
+    /// returned failed verification (account keys not matching the token's pinned fingerprint,
+    /// a bad signature, an envelope that does not open).
+    VerificationFailed = ("verification_failed", 502, "What the relay returned failed verification."),
     /// The body exceeds the route's size limit.
     PayloadTooLarge = ("payload_too_large", 413, "The request body is too large."),
     /// Something failed inside the relay; the cause is logged, not returned.
@@ -147,6 +179,7 @@ impl ErrorBody {
             error: code.as_str().to_owned(),
             message: message.into(),
             fields: Vec::new(),
+            resets_at: None,
         }
     }
 

@@ -108,6 +108,26 @@ id_type!(
     "fil_"
 );
 
+id_type!(
+    /// An agent key (`hrk_…` credential) of an account (docs/agents.md); made by the relay.
+    AgentKeyId,
+    "agk_"
+);
+
+id_type!(
+    /// A connector: an MCP client approved through the OAuth device flow, holding an `hra_…`
+    /// access token (docs/agents.md); made by the relay.
+    ConnectorId,
+    "ctr_"
+);
+
+id_type!(
+    /// A notification as the relay stores it (docs/agents.md); made by the relay. Agents name
+    /// their notifications with their own `notificationId`; devices use this id.
+    NotificationId,
+    "ntf_"
+);
+
 /// An account-wide, strictly increasing change counter. Every stored change (a new message, an
 /// answer, an expiry) gets the next revision; a cursor is the highest revision a reader has
 /// stored. `0` means "nothing seen yet".

@@ -5,14 +5,19 @@
 //! everything only devices and connections see (message content, answers) too, with the
 //! validation the published limits require. The normative description is docs/protocol.md.
 
+pub mod agents;
 pub mod content;
 pub mod devices;
 pub mod envelope;
 pub mod error;
 pub mod files;
 pub mod ids;
+pub mod notify;
 pub mod secrets;
 pub mod wire;
 
 pub use error::{ErrorBody, ErrorCode};
-pub use ids::{AccountId, ConnectionId, DeviceId, FileId, MessageId, PairingId, Revision};
+pub use ids::{
+    AccountId, AgentKeyId, ConnectionId, ConnectorId, DeviceId, FileId, MessageId, NotificationId,
+    PairingId, Revision,
+};

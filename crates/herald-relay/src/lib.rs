@@ -7,12 +7,14 @@
 //! listener until a shutdown future resolves, [`spawn`] starts serving plus the expiry sweeper
 //! on the current runtime.
 
+pub mod agents;
 pub mod auth;
 mod blobs;
 pub mod clock;
 pub mod error;
 mod hub;
 mod limits;
+mod mcp;
 mod routes;
 mod state;
 pub mod store;
@@ -27,6 +29,7 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
+pub use agents::AgentLimits;
 pub use auth::{Auth, DeviceAuth};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{ApiError, Error, Result};
@@ -35,13 +38,18 @@ pub use state::AppState;
 pub use store::Principal;
 pub use ws::PING_INTERVAL;
 
-/// Where the relay keeps its data and how it is reached.
-#[derive(Debug, Clone)]
+/// Where the relay keeps its data and how it is reached. Build it with
+/// `RelayConfig { data_dir, ..Default::default() }` so new settings keep their defaults.
+#[derive(Debug, Clone, Default)]
 pub struct RelayConfig {
     /// The database lives at `data_dir/relay.db`.
     pub data_dir: PathBuf,
-    /// The URL clients use, when it differs from the listen address (behind a proxy).
+    /// The URL clients use, when it differs from the listen address (behind a proxy). It is
+    /// also the origin of the OAuth metadata (docs/agents.md); unset, the request's `Host`
+    /// header is used, with `http://`.
     pub public_url: Option<String>,
+    /// Daily budgets of agent credentials per account (docs/agents.md, "Budgets").
+    pub agent_limits: AgentLimits,
 }
 
 /// How often the sweeper looks for requests past their deadline.
@@ -94,6 +102,9 @@ async fn sweep(state: AppState) {
                 }
                 if let Err(e) = state.sweep_files().await {
                     tracing::error!(error = %e, "file sweep failed");
+                }
+                if let Err(e) = state.sweep_agents().await {
+                    tracing::error!(error = %e, "notification sweep failed");
                 }
             }
         }

@@ -22,6 +22,12 @@ struct Args {
     /// URL clients reach the relay at, when behind a proxy.
     #[arg(long, env = "HERALD_RELAY_PUBLIC_URL")]
     public_url: Option<String>,
+    /// Requests agent credentials of one account may make per UTC day (docs/agents.md).
+    #[arg(long, env = "HERALD_RELAY_AGENT_REQUESTS_PER_DAY", default_value_t = herald_relay::agents::budget::DEFAULT_REQUESTS_PER_DAY)]
+    agent_requests_per_day: u32,
+    /// Seconds agents of one account may wait in GET /v1/replies per UTC day.
+    #[arg(long, env = "HERALD_RELAY_AGENT_POLL_SECONDS_PER_DAY", default_value_t = herald_relay::agents::budget::DEFAULT_POLL_SECONDS_PER_DAY)]
+    agent_poll_seconds_per_day: u64,
 }
 
 #[tokio::main]
@@ -41,6 +47,10 @@ async fn main() -> anyhow::Result<()> {
         RelayConfig {
             data_dir: args.data_dir,
             public_url: args.public_url,
+            agent_limits: herald_relay::AgentLimits {
+                requests_per_day: args.agent_requests_per_day,
+                poll_seconds_per_day: args.agent_poll_seconds_per_day,
+            },
         },
         listener,
     )

@@ -11,6 +11,7 @@ use tokio_util::task::TaskTracker;
 use crate::clock::{Clock, SystemClock};
 use crate::error::{ApiError, Result};
 use crate::hub::{Change, Hub};
+use crate::store::agents::AgentStore;
 use crate::store::files::FileStore;
 use crate::store::secrets::SecretStore;
 use crate::store::sqlite::SqliteStore;
@@ -39,6 +40,8 @@ pub(crate) struct Inner {
     pub sockets: TaskTracker,
     /// Budgets of the unauthenticated device routes (docs/devices.md).
     pub limits: crate::limits::Limits,
+    /// Agent credentials, notifications, budgets and presence (docs/agents.md).
+    pub agents: crate::agents::Agents,
 }
 
 impl AppState {
@@ -62,13 +65,14 @@ impl AppState {
     }
 
     /// State over any store implementation.
-    pub fn with_store<S: Store + SecretStore + FileStore>(
+    pub fn with_store<S: Store + SecretStore + FileStore + AgentStore>(
         config: RelayConfig,
         store: Arc<S>,
         clock: Arc<dyn Clock>,
     ) -> Self {
         AppState {
             inner: Arc::new(Inner {
+                agents: crate::agents::Agents::new(store.clone(), config.agent_limits),
                 secrets: store.clone(),
                 files: store.clone(),
                 blobs: crate::blobs::Blobs::new(&config.data_dir),

@@ -115,6 +115,8 @@ async fn latest(state: &AppState, principal: &Principal) -> Option<Revision> {
 
 async fn session(mut socket: WebSocket, state: AppState, principal: Principal) {
     let viewer = principal.viewer();
+    // A device's open socket is what `GET /v1/status` calls online (docs/agents.md).
+    let _presence = crate::agents::presence::enter(&state, &principal);
     // Subscribe before reading the revision, so no change falls between the two.
     let mut changes = state.hub().subscribe(principal.account());
     let shutdown = state.shutdown_token().clone();

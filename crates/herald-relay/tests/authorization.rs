@@ -1,7 +1,12 @@
 //! The authorization matrix: every route × {no credential, device, connection, revoked
-//! connection, another account's device}. Every error response is also checked for the
+//! connection, another account's device}, and every route × the agent credentials {agent
+//! key, connector token, revoked agent key, revoked connector token} (docs/agents.md). Every error response is also checked for the
 //! catalog body `{"error","message","fields"}` and its status.
 
+#[path = "agent_common/mod.rs"]
+mod agent_common;
+#[path = "authz/agents.rs"]
+mod agent_rows;
 mod common;
 #[path = "authz/devices.rs"]
 mod device_rows;
@@ -24,6 +29,10 @@ enum Caller {
     Connection,
     RevokedConnection,
     OtherAccountDevice,
+    AgentKey,
+    Connector,
+    RevokedAgentKey,
+    RevokedConnector,
 }
 
 const CALLERS: [Caller; 5] = [
@@ -32,6 +41,14 @@ const CALLERS: [Caller; 5] = [
     Caller::Connection,
     Caller::RevokedConnection,
     Caller::OtherAccountDevice,
+];
+
+/// Agent credentials of account A: they may call only `/v1/*` and `/mcp`.
+const AGENT_CALLERS: [Caller; 4] = [
+    Caller::AgentKey,
+    Caller::Connector,
+    Caller::RevokedAgentKey,
+    Caller::RevokedConnector,
 ];
 
 #[derive(Debug, Clone, Copy)]
@@ -64,6 +81,8 @@ enum Route {
     File(file_rows::FileRoute),
     /// The secret routes (docs/secrets.md), rows in `authz/secrets.rs`.
     Secret(secret_rows::SecretRoute),
+    /// The agent side (docs/agents.md), rows in `authz/agents.rs`.
+    Agent(agent_rows::AgentRoute),
 }
 
 /// Expected outcome per caller, in the order of [`CALLERS`].
@@ -89,6 +108,18 @@ fn expected(route: Route) -> [Expect; 5] {
         Route::Device(r) => device_rows::expected(r),
         Route::Secret(r) => secret_rows::expected(r),
         Route::File(r) => file_rows::expected(r),
+        Route::Agent(r) => agent_rows::expected(r),
+    }
+}
+
+/// Expected outcome per agent caller, in the order of [`AGENT_CALLERS`]: outside `/v1/*`
+/// (and the public OAuth routes) a live agent credential gets 403, a revoked one 401.
+fn expected_agents(route: Route) -> [Expect; 4] {
+    use ErrorCode::{Forbidden as F, Unauthorized as U};
+    match route {
+        Route::Agent(r) => agent_rows::expected_agents(r),
+        Route::Ws => [S(403), S(403), S(401), S(401)],
+        _ => [E(F), E(F), E(U), E(U)],
     }
 }
 
@@ -98,6 +129,13 @@ struct World {
     conn: TestConnection,
     revoked: TestConnection,
     b: TestAccount,
+    /// Account A's agent credentials (`hrk_`, `hra_`) and revoked ones.
+    agent_key: String,
+    connector: String,
+    revoked_agent_key: String,
+    revoked_connector: String,
+    /// Relay id of A's notification [`agent_rows::NOTIFICATION`].
+    notification: herald_protocol::NotificationId,
 }
 
 impl World {
@@ -120,13 +158,62 @@ impl World {
             204,
             "set-up: revoke the old connection"
         );
-        World {
+        let url = &relay.url;
+        let agent_key = agent_common::agent_key(url, &a.device_token, "Agent key")
+            .await
+            .key;
+        let connector = agent_common::connector_token(url, &a.device_token).await;
+        let old_key = agent_common::agent_key(url, &a.device_token, "Old key").await;
+        let revoked_connector = agent_common::connector_token(url, &a.device_token).await;
+        let path = format!("/agent-keys/{}", old_key.id);
+        let resp = call(url, Method::DELETE, &path, Some(&a.device_token), None).await;
+        assert_eq!(resp.status().as_u16(), 204, "set-up: revoke the old key");
+        let list: serde_json::Value =
+            call(url, Method::GET, "/connectors", Some(&a.device_token), None)
+                .await
+                .json()
+                .await
+                .expect("set-up: connectors");
+        let old_connector = list["connectors"][1]["id"]
+            .as_str()
+            .expect("set-up: connector")
+            .to_owned();
+        let resp = call(
+            url,
+            Method::DELETE,
+            &format!("/connectors/{old_connector}"),
+            Some(&a.device_token),
+            None,
+        )
+        .await;
+        assert_eq!(
+            resp.status().as_u16(),
+            204,
+            "set-up: revoke the old connector"
+        );
+        let resp = call(
+            url,
+            Method::POST,
+            "/v1/notify",
+            Some(&agent_key),
+            Some(serde_json::json!({"title": "t", "notificationId": agent_rows::NOTIFICATION})),
+        )
+        .await;
+        assert_eq!(resp.status().as_u16(), 201, "set-up: a notification");
+        let mut world = World {
             relay,
             a,
             conn,
             revoked,
             b,
-        }
+            agent_key,
+            connector,
+            revoked_agent_key: old_key.key,
+            revoked_connector,
+            notification: herald_protocol::NotificationId::from_random(&[0; 16]),
+        };
+        world.notification = world.notification_of_a(agent_rows::NOTIFICATION).await;
+        world
     }
 
     fn bearer(&self, caller: Caller) -> Option<&str> {
@@ -136,6 +223,10 @@ impl World {
             Caller::Connection => Some(&self.conn.bearer),
             Caller::RevokedConnection => Some(&self.revoked.bearer),
             Caller::OtherAccountDevice => Some(&self.b.device_token),
+            Caller::AgentKey => Some(&self.agent_key),
+            Caller::Connector => Some(&self.connector),
+            Caller::RevokedAgentKey => Some(&self.revoked_agent_key),
+            Caller::RevokedConnector => Some(&self.revoked_connector),
         }
     }
 
@@ -151,7 +242,12 @@ impl World {
             Caller::Connection => (self.a.account_id.clone(), self.conn.principal()),
             Caller::RevokedConnection => (self.a.account_id.clone(), self.revoked.principal()),
             Caller::OtherAccountDevice => (self.b.account_id.clone(), self.b.device()),
-            Caller::Nobody | Caller::Device => (self.a.account_id.clone(), self.a.device()),
+            Caller::Nobody
+            | Caller::Device
+            | Caller::AgentKey
+            | Caller::Connector
+            | Caller::RevokedAgentKey
+            | Caller::RevokedConnector => (self.a.account_id.clone(), self.a.device()),
         }
     }
 
@@ -277,6 +373,7 @@ impl World {
             Route::Device(r) => return self.run_device(r, caller).await,
             Route::Secret(r) => return self.run_secret(r, caller).await,
             Route::File(r) => return self.run_file(r, caller).await,
+            Route::Agent(r) => return self.run_agent(r, caller).await,
         };
         (resp.status().as_u16(), Some(resp))
     }
@@ -306,13 +403,17 @@ async fn every_route_by_every_caller() {
     let device_routes = device_rows::ALL.map(Route::Device);
     let file_routes = file_rows::ALL.map(Route::File);
     let secret_routes = secret_rows::ALL.map(Route::Secret);
+    let agent_routes = agent_rows::ALL.map(Route::Agent);
     for route in routes
         .into_iter()
         .chain(file_routes)
         .chain(secret_routes)
+        .chain(agent_routes)
         .chain(device_routes)
     {
-        for (caller, expect) in CALLERS.into_iter().zip(expected(route)) {
+        let standard = CALLERS.into_iter().zip(expected(route));
+        let agents = AGENT_CALLERS.into_iter().zip(expected_agents(route));
+        for (caller, expect) in standard.chain(agents) {
             let why = format!("{route:?} by {caller:?}");
             let (status, resp) = world.run(route, caller).await;
             match expect {

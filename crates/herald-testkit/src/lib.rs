@@ -55,6 +55,7 @@ impl TestRelay {
         let config = RelayConfig {
             data_dir: dir.path().to_path_buf(),
             public_url: None,
+            ..Default::default()
         };
         let state = match &manual_clock {
             Some(clock) => AppState::open_with_clock(config, clock.clone() as Arc<dyn Clock>),

@@ -1,6 +1,7 @@
 // The inbox as the UI holds it: loaded once from the local cache, then kept current by the
 // core's events (no reload). Svelte 5 runes make it reactive wherever it is read.
 
+import type { OpenNotice } from "./backend/tauri";
 import type { CoreEvent } from "./bindings/CoreEvent";
 import type { MessageSummary } from "./bindings/MessageSummary";
 
@@ -14,7 +15,7 @@ export class InboxState {
   connected = $state(false);
   syncError = $state<string | null>(null);
   /** A request to open a message (from an OS notification); seq makes repeats distinct. */
-  openRequest = $state<{ id: string; seq: number } | null>(null);
+  openRequest = $state<{ id: string; seq: number; notice: OpenNotice | null } | null>(null);
   /** Bumped on every upsert so the open message can refresh itself. */
   lastUpserted = $state<{ id: string; seq: number } | null>(null);
   #seq = 0;
@@ -30,9 +31,9 @@ export class InboxState {
     this.lastUpserted = { id: message.id, seq: this.#seq };
   }
 
-  requestOpen(id: string): void {
+  requestOpen(id: string, notice: OpenNotice | null = null): void {
     this.#seq += 1;
-    this.openRequest = { id, seq: this.#seq };
+    this.openRequest = { id, seq: this.#seq, notice };
   }
 
   markReadLocally(id: string): void {

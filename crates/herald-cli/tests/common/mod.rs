@@ -32,6 +32,7 @@ impl Relay {
                     herald_relay::RelayConfig {
                         data_dir,
                         public_url: None,
+                        ..Default::default()
                     },
                     listener,
                 )

@@ -46,6 +46,32 @@ const MIGRATIONS: &[M<'static>] = &[
     UPDATE messages SET revision = 0;
     UPDATE sync_state SET cursor = 0 WHERE id = 1;",
     ),
+    // 4: notifications from agents (docs/agents.md) with their own cursor. Content and the
+    // reply this device sent are sealed under the local key; receipt metadata is in the clear.
+    M::up(
+        "CREATE TABLE notifications (
+        id TEXT PRIMARY KEY,
+        revision INTEGER NOT NULL,
+        notification_id TEXT NOT NULL,
+        source_kind TEXT NOT NULL,
+        source_name TEXT NOT NULL,
+        received_at TEXT NOT NULL,
+        expect_reply INTEGER NOT NULL,
+        suppressed INTEGER NOT NULL,
+        displayed_at TEXT,
+        spoken_at TEXT,
+        replied_at TEXT,
+        sealed_content BLOB,
+        sealed_reply BLOB,
+        error TEXT,
+        unread INTEGER NOT NULL DEFAULT 1
+    );
+    CREATE INDEX notifications_by_received ON notifications (received_at DESC, id);
+    CREATE TABLE notification_sync (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        cursor INTEGER NOT NULL
+    );",
+    ),
 ];
 
 /// Brings the database to the latest schema.

@@ -6,6 +6,7 @@
 //! All methods are blocking; async callers go through `tokio::task::spawn_blocking`.
 
 mod migrations;
+mod notifications;
 mod rows;
 
 use std::path::Path;
@@ -14,6 +15,7 @@ use std::sync::Mutex;
 use herald_protocol::Revision;
 use rusqlite::{params, Connection, OptionalExtension};
 
+pub use notifications::CachedNotification;
 pub use rows::{CachedMessage, StoredRecord};
 
 use crate::{Error, Result};

@@ -3,6 +3,7 @@
 //! error from the catalog.
 
 mod accounts;
+mod agents;
 mod connections;
 mod device_checks;
 mod devices;
@@ -85,13 +86,22 @@ pub fn router(state: AppState) -> Router {
     let uploads = Router::new()
         .route("/files/{id}", get(files::download).put(files::upload))
         .layer(DefaultBodyLimit::max(files::UPLOAD_BODY_LIMIT));
-    small
+    let api: Router = small
         .merge(envelopes)
         .merge(uploads)
+        .merge(agents::router())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        // Agent credentials may call only /v1/* and /mcp (docs/agents.md).
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            crate::agents::auth::least_privilege,
+        ))
+        .with_state(state.clone());
+    // POST /mcp sends its tool calls through `api` in-process (docs/mcp.md).
+    crate::mcp::router(state, api.clone())
+        .merge(api)
         .layer(TraceLayer::new_for_http())
-        .with_state(state)
 }
 
 async fn health() -> Json<serde_json::Value> {

@@ -7,6 +7,7 @@
 //! account's next revision in the same transaction, which makes `revision` a change feed.
 //! [`suite`] is the shared test suite every implementation must pass.
 
+pub mod agents;
 pub mod devices;
 pub mod files;
 pub mod secrets;

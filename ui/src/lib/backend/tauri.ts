@@ -5,16 +5,21 @@
 import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 
+import type { AgentKeyView } from "../bindings/AgentKeyView";
 import type { AnswerInput } from "../bindings/AnswerInput";
 import type { ConnectionView } from "../bindings/ConnectionView";
+import type { ConnectorView } from "../bindings/ConnectorView";
 import type { CoreEvent } from "../bindings/CoreEvent";
 import type { DeviceView } from "../bindings/DeviceView";
 import type { MessageSummary } from "../bindings/MessageSummary";
 import type { MessageView } from "../bindings/MessageView";
+import type { NewAgentKey } from "../bindings/NewAgentKey";
 import type { NewConnection } from "../bindings/NewConnection";
+import type { NotificationView } from "../bindings/NotificationView";
 import type { OnboardResult } from "../bindings/OnboardResult";
 import type { PairingRequestView } from "../bindings/PairingRequestView";
 import type { PairingStarted } from "../bindings/PairingStarted";
+import type { QuietHoursSettings } from "../bindings/QuietHoursSettings";
 import type { SecretReveal } from "../bindings/SecretReveal";
 import type { SetupState } from "../bindings/SetupState";
 import type { UiError } from "../bindings/UiError";
@@ -24,6 +29,19 @@ import type { UnlockResult } from "../bindings/UnlockResult";
 export const CORE_EVENT = "herald://event";
 /** The shell asks to open a message (a click on its OS notification). */
 export const OPEN_MESSAGE_EVENT = "herald://open-message";
+/** The shell asks to show the inbox (a click on a "5 new requests" summary notification). */
+export const OPEN_INBOX_EVENT = "herald://open-inbox";
+/** The shell asks to open an agent's notification (a click on its banner). */
+export const OPEN_NOTIFICATION_EVENT = "herald://open-notification";
+
+/** Whether the system's speech service worked the last time it was tried (src-tauri/src/speech.rs). */
+export type SpeechStatus = { available: boolean; reason: string | null };
+
+/**
+ * Why the shell opened a message, when there is something to say: `alreadyAnswered` — a press
+ * on its notification came after the request was answered, so nothing was sent again.
+ */
+export type OpenNotice = "alreadyAnswered";
 
 /** Where the account's relay runs: in this app, or at a URL. */
 export type RelayChoice = { kind: "embedded" } | { kind: "url"; url: string };
@@ -214,6 +232,87 @@ export function onCoreEvent(handler: (event: CoreEvent) => void): Promise<Unlist
 }
 
 /** Subscribes to "open this message" requests from the shell; returns the unsubscriber. */
-export function onOpenMessage(handler: (messageId: string) => void): Promise<UnlistenFn> {
-  return listen<{ messageId: string }>(OPEN_MESSAGE_EVENT, (e) => handler(e.payload.messageId));
+export function onOpenMessage(handler: (messageId: string, notice: OpenNotice | null) => void): Promise<UnlistenFn> {
+  return listen<{ messageId: string; notice?: OpenNotice | null }>(OPEN_MESSAGE_EVENT, (e) =>
+    handler(e.payload.messageId, e.payload.notice ?? null),
+  );
+}
+
+/** Subscribes to "open this notification" requests from the shell; returns the unsubscriber. */
+export function onOpenNotification(handler: (notificationId: string) => void): Promise<UnlistenFn> {
+  return listen<{ notificationId: string }>(OPEN_NOTIFICATION_EVENT, (e) => handler(e.payload.notificationId));
+}
+
+/** Subscribes to "show the inbox" requests from the shell; returns the unsubscriber. */
+export function onOpenInbox(handler: () => void): Promise<UnlistenFn> {
+  return listen<null>(OPEN_INBOX_EVENT, () => handler());
+}
+
+// The agent side. Notifications from agents are NOT end-to-end encrypted: the relay saw them.
+
+/** Notifications from agents, newest first. */
+export function notifications(): Promise<NotificationView[]> {
+  return call<NotificationView[]>("notifications");
+}
+
+/** One notification (errors: not_found). */
+export function notification(id: string): Promise<NotificationView> {
+  return call<NotificationView>("notification", { id });
+}
+
+export function markNotificationRead(id: string): Promise<void> {
+  return call<void>("mark_notification_read", { id });
+}
+
+/** The inbox shows this notification in a visible window: reported as displayed (once). */
+export function notificationSeen(id: string): Promise<NotificationView> {
+  return call<NotificationView>("notification_seen", { id });
+}
+
+/** The one typed reply, 1–4,000 characters (errors: invalid_input, already_answered, not_a_request). */
+export function replyNotification(id: string, text: string): Promise<NotificationView> {
+  return call<NotificationView>("reply_notification", { id, text });
+}
+
+export function speechStatus(): Promise<SpeechStatus> {
+  return call<SpeechStatus>("speech_status");
+}
+
+export function quietHours(): Promise<QuietHoursSettings> {
+  return call<QuietHoursSettings>("quiet_hours");
+}
+
+/** Saves quiet hours (errors: invalid_request naming start, end or timezone). */
+export function setQuietHours(settings: QuietHoursSettings): Promise<QuietHoursSettings> {
+  return call<QuietHoursSettings>("set_quiet_hours", { settings });
+}
+
+export function agentKeys(): Promise<AgentKeyView[]> {
+  return call<AgentKeyView[]>("agent_keys");
+}
+
+/** Creates an agent key; `key` is in this answer only. */
+export function createAgentKey(name: string): Promise<NewAgentKey> {
+  return call<NewAgentKey>("create_agent_key", { name });
+}
+
+export function revokeAgentKey(id: string): Promise<void> {
+  return call<void>("revoke_agent_key", { id });
+}
+
+export function connectors(): Promise<ConnectorView[]> {
+  return call<ConnectorView[]>("connectors");
+}
+
+/** Approves the connector showing `userCode` (errors: invalid_request, not_found). */
+export function approveConnector(userCode: string, name: string | null): Promise<ConnectorView> {
+  return call<ConnectorView>("approve_connector", { userCode, name });
+}
+
+export function denyConnector(userCode: string): Promise<void> {
+  return call<void>("deny_connector", { userCode });
+}
+
+export function revokeConnector(id: string): Promise<void> {
+  return call<void>("revoke_connector", { id });
 }

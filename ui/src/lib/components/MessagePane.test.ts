@@ -12,6 +12,7 @@ import { actionMessage, formMessage, summary } from "./test-fixtures";
 vi.mock("../backend/tauri", async () => (await import("./test-fixtures")).fakeBackend());
 
 const answer = vi.mocked(backend.answer);
+const message = vi.mocked(backend.message);
 
 function renderPane(view: MessageView) {
   const onChanged = vi.fn();
@@ -109,6 +110,38 @@ describe("actions", () => {
 
     await fireEvent.click(screen.getByTestId("action-approve"));
     expect(answer, "an expired request is never answered").not.toHaveBeenCalled();
+  });
+});
+
+describe("an answer that lost the race", () => {
+  it("says plainly it was already answered, shows the winning answer, and raises no error", async () => {
+    const answered = actionMessage({
+      summary: summary({ status: "answered" }),
+      answer: { actionId: "reject", valuesJson: "{}", answeredAt: "2026-03-01T10:01:00Z", attachments: [] },
+    });
+    answer.mockRejectedValueOnce(new backend.BackendError({ code: "already_answered", message: "This request was already answered." }));
+    message.mockResolvedValueOnce(answered);
+    const { onChanged } = renderPane(actionMessage());
+
+    await fireEvent.click(screen.getByTestId("action-approve"));
+
+    const notice = await screen.findByTestId("answer-notice");
+    expect(notice.textContent, "the loser is told, in words").toContain("Already answered");
+    expect(notice.textContent, "and that nothing was sent twice").toContain("not sent again");
+    expect(screen.queryByTestId("answer-error"), "no error banner").toBeNull();
+    expect(answer, "one attempt, no retry").toHaveBeenCalledTimes(1);
+    await waitFor(() => expect(onChanged, "the pane reloads the answered request").toHaveBeenCalledWith(answered));
+  });
+
+  it("shows the shell's already-answered notice for a press on a stale notification", () => {
+    render(MessagePane, {
+      view: actionMessage({ summary: summary({ status: "answered" }) }),
+      notice: "alreadyAnswered",
+      onChanged: vi.fn(),
+      onOpen: vi.fn(),
+    });
+    expect(screen.getByTestId("answer-notice").textContent).toContain("Already answered");
+    expect(screen.queryByTestId("answer-error")).toBeNull();
   });
 });
 

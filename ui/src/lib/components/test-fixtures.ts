@@ -9,6 +9,7 @@ import type { ConnectionView } from "../bindings/ConnectionView";
 import type { FieldView } from "../bindings/FieldView";
 import type { MessageSummary } from "../bindings/MessageSummary";
 import type { MessageView } from "../bindings/MessageView";
+import type { NotificationView } from "../bindings/NotificationView";
 import type { UiError } from "../bindings/UiError";
 
 /** Stand-in for the backend's error class (same shape: a stable `code`). */
@@ -27,6 +28,8 @@ export function fakeBackend() {
   return {
     CORE_EVENT: "herald://event",
     OPEN_MESSAGE_EVENT: "herald://open-message",
+    OPEN_INBOX_EVENT: "herald://open-inbox",
+    OPEN_NOTIFICATION_EVENT: "herald://open-notification",
     BackendError: FakeBackendError,
     toBackendError: vi.fn(),
     setupState: vi.fn(unexpected("setupState")),
@@ -44,6 +47,23 @@ export function fakeBackend() {
     openExternal: vi.fn<typeof Backend.openExternal>(() => Promise.resolve()),
     onCoreEvent: vi.fn(() => Promise.resolve(() => {})),
     onOpenMessage: vi.fn(() => Promise.resolve(() => {})),
+    onOpenInbox: vi.fn(() => Promise.resolve(() => {})),
+    onOpenNotification: vi.fn(() => Promise.resolve(() => {})),
+    notifications: vi.fn<typeof Backend.notifications>(() => Promise.resolve([])),
+    notification: vi.fn<typeof Backend.notification>(unexpected("notification")),
+    markNotificationRead: vi.fn<typeof Backend.markNotificationRead>(() => Promise.resolve()),
+    notificationSeen: vi.fn<typeof Backend.notificationSeen>(unexpected("notificationSeen")),
+    replyNotification: vi.fn<typeof Backend.replyNotification>(unexpected("replyNotification")),
+    speechStatus: vi.fn<typeof Backend.speechStatus>(() => Promise.resolve({ available: true, reason: null })),
+    quietHours: vi.fn<typeof Backend.quietHours>(unexpected("quietHours")),
+    setQuietHours: vi.fn<typeof Backend.setQuietHours>(unexpected("setQuietHours")),
+    agentKeys: vi.fn<typeof Backend.agentKeys>(() => Promise.resolve([])),
+    createAgentKey: vi.fn<typeof Backend.createAgentKey>(unexpected("createAgentKey")),
+    revokeAgentKey: vi.fn<typeof Backend.revokeAgentKey>(unexpected("revokeAgentKey")),
+    connectors: vi.fn<typeof Backend.connectors>(() => Promise.resolve([])),
+    approveConnector: vi.fn<typeof Backend.approveConnector>(unexpected("approveConnector")),
+    denyConnector: vi.fn<typeof Backend.denyConnector>(unexpected("denyConnector")),
+    revokeConnector: vi.fn<typeof Backend.revokeConnector>(unexpected("revokeConnector")),
     unlockWithRecoveryKey: vi.fn<typeof Backend.unlockWithRecoveryKey>(unexpected("unlockWithRecoveryKey")),
     startPairing: vi.fn<typeof Backend.startPairing>(unexpected("startPairing")),
     waitPairing: vi.fn<typeof Backend.waitPairing>(unexpected("waitPairing")),
@@ -172,3 +192,33 @@ export const CONNECTIONS: ConnectionView[] = [
   { id: "conn-1", name: "deploy-bot", createdAt: "2026-02-01T09:00:00Z" },
   { id: "conn-2", name: "ci-agent", createdAt: "2026-02-02T09:00:00Z" },
 ];
+
+/** A notification from an agent, as the core shows it (not end-to-end encrypted). */
+export function agentNotification(patch: Partial<NotificationView> = {}): NotificationView {
+  return {
+    id: "ntf_1",
+    notificationId: "build-214",
+    endToEnd: false,
+    title: "Build finished",
+    subtitle: null,
+    body: "All 214 tests passed.",
+    speak: false,
+    expectReply: false,
+    priority: "normal",
+    sound: true,
+    group: null,
+    threadId: null,
+    sourceKind: "agentKey",
+    sourceName: "build-bot",
+    receivedAt: "2026-03-01T10:05:00Z",
+    displayedAt: null,
+    spokenAt: null,
+    repliedAt: null,
+    reply: null,
+    suppressed: false,
+    unread: true,
+    error: null,
+    revision: 2,
+    ...patch,
+  };
+}

@@ -8,6 +8,8 @@
 //! lock and revisions commit in order.
 
 mod accounts;
+mod agent_credentials;
+mod agents;
 mod backups;
 mod connections;
 mod device_admin;
@@ -16,6 +18,7 @@ mod encryption_keys;
 mod files;
 mod idempotency;
 mod messages;
+mod notifications;
 mod pairings;
 mod secret_files;
 mod secrets;
@@ -50,6 +53,8 @@ fn migrations() -> Migrations<'static> {
         M::up(secrets::MIGRATION_009),
         M::up(pairings::MIGRATION_010),
         M::up(secret_files::MIGRATION_011),
+        M::up(agent_credentials::MIGRATION_012),
+        M::up(notifications::MIGRATION_013),
     ])
 }
 

@@ -1,0 +1,156 @@
+//! Helpers for the agent-side tests (docs/agents.md): a relay with chosen budgets and a
+//! settable clock, agent keys, connectors through the real OAuth device flow, notify calls.
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use chrono::{DurationRound, TimeDelta, Utc};
+use herald_protocol::agents::{AgentKeyCreated, DeviceAuthorizationResponse, TokenResponse};
+use herald_relay::{
+    spawn_with_state, AgentLimits, AppState, Clock, ManualClock, RelayConfig, RunningRelay,
+};
+use reqwest::{Method, Response};
+use serde_json::{json, Value};
+use tempfile::TempDir;
+
+use super::common::call;
+
+/// A relay on 127.0.0.1:0 with a manual clock and the given budgets.
+pub struct AgentRelay {
+    pub url: String,
+    pub state: AppState,
+    pub clock: Arc<ManualClock>,
+    pub dir: TempDir,
+    relay: Option<RunningRelay>,
+}
+
+impl AgentRelay {
+    pub async fn start(limits: AgentLimits) -> AgentRelay {
+        Self::start_with(limits, None).await
+    }
+
+    pub async fn start_with(limits: AgentLimits, public_url: Option<String>) -> AgentRelay {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let now = Utc::now()
+            .duration_trunc(TimeDelta::milliseconds(1))
+            .expect("truncating now");
+        let clock = Arc::new(ManualClock::new(now));
+        let state = AppState::open_with_clock(
+            RelayConfig {
+                data_dir: dir.path().to_path_buf(),
+                public_url,
+                agent_limits: limits,
+            },
+            clock.clone() as Arc<dyn Clock>,
+        )
+        .expect("opening the relay");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("binding 127.0.0.1:0");
+        let relay = spawn_with_state(state.clone(), listener).expect("starting the relay");
+        AgentRelay {
+            url: relay.url(),
+            state,
+            clock,
+            dir,
+            relay: Some(relay),
+        }
+    }
+
+    pub fn ws_url(&self) -> String {
+        format!("{}/ws", self.url.replacen("http://", "ws://", 1))
+    }
+
+    pub async fn shutdown(mut self) {
+        if let Some(r) = self.relay.take() {
+            r.shutdown().await;
+        }
+    }
+}
+
+/// Creates an agent key from a device; returns the created body (with the key).
+pub async fn agent_key(url: &str, device_token: &str, name: &str) -> AgentKeyCreated {
+    let resp = call(
+        url,
+        Method::POST,
+        "/agent-keys",
+        Some(device_token),
+        Some(json!({"name": name})),
+    )
+    .await;
+    assert_eq!(resp.status().as_u16(), 201, "set-up: create an agent key");
+    resp.json().await.expect("AgentKeyCreated")
+}
+
+/// A form POST (OAuth routes).
+pub async fn form(url: &str, path: &str, fields: &[(&str, &str)]) -> Response {
+    reqwest::Client::new()
+        .post(format!("{url}{path}"))
+        .form(fields)
+        .send()
+        .await
+        .expect("the relay answers")
+}
+
+pub const CLIENT_ID: &str = "test-connector";
+
+/// Starts a device authorization for [`CLIENT_ID`].
+pub async fn start_device_flow(url: &str) -> DeviceAuthorizationResponse {
+    let resp = form(
+        url,
+        "/oauth/device_authorization",
+        &[("client_id", CLIENT_ID), ("client_name", "Test MCP client")],
+    )
+    .await;
+    assert_eq!(resp.status().as_u16(), 200, "set-up: device authorization");
+    resp.json().await.expect("DeviceAuthorizationResponse")
+}
+
+/// One token poll.
+pub async fn poll(url: &str, device_code: &str) -> Response {
+    form(
+        url,
+        "/oauth/token",
+        &[
+            (
+                "grant_type",
+                herald_protocol::agents::DEVICE_CODE_GRANT_TYPE,
+            ),
+            ("device_code", device_code),
+            ("client_id", CLIENT_ID),
+        ],
+    )
+    .await
+}
+
+/// A connector token through the whole device flow, approved by `device_token`.
+pub async fn connector_token(url: &str, device_token: &str) -> String {
+    let flow = start_device_flow(url).await;
+    let resp = call(
+        url,
+        Method::POST,
+        "/connectors/approve",
+        Some(device_token),
+        Some(json!({"userCode": flow.user_code})),
+    )
+    .await;
+    assert_eq!(resp.status().as_u16(), 200, "set-up: approve the connector");
+    let resp = poll(url, &flow.device_code).await;
+    assert_eq!(resp.status().as_u16(), 200, "set-up: collect the token");
+    let token: TokenResponse = resp.json().await.expect("TokenResponse");
+    token.access_token
+}
+
+/// `POST /v1/notify` with a bearer.
+pub async fn notify(url: &str, bearer: &str, body: Value) -> Response {
+    call(url, Method::POST, "/v1/notify", Some(bearer), Some(body)).await
+}
+
+/// `POST /v1/notify` expecting 201; returns the receipt.
+pub async fn notify_ok(url: &str, bearer: &str, body: Value) -> Value {
+    let resp = notify(url, bearer, body).await;
+    let status = resp.status().as_u16();
+    let text = resp.text().await.expect("body");
+    assert_eq!(status, 201, "a new notification is stored: {text}");
+    serde_json::from_str(&text).expect("receipt JSON")
+}

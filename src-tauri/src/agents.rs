@@ -1,0 +1,149 @@
+//! Commands of the agent side (docs/desktop.md, "Agent notifications"): notifications from
+//! agents (NOT end-to-end encrypted: the relay saw them in transit), their receipts and typed
+//! replies, quiet hours, speech, and Settings → Agents (agent keys and connectors). One-line
+//! adapters over the device core, like `commands.rs`.
+
+use herald_client::notification_view::{
+    AgentKeyView, ConnectorView, NewAgentKey, NotificationReceiptKind, NotificationView,
+    QuietHoursSettings,
+};
+use tauri::State;
+
+use crate::commands::ui_error;
+use crate::shell::AppState;
+use crate::speech::{Speaker, SpeechStatus};
+use herald_client::view::UiError;
+
+type CmdResult<T> = Result<T, UiError>;
+
+/// Notifications from agents, newest first (each `endToEnd: false`).
+#[tauri::command]
+pub async fn notifications(state: State<'_, AppState>) -> CmdResult<Vec<NotificationView>> {
+    state.core.notifications().await.map_err(ui_error)
+}
+
+/// One notification. Errors: `not_found`.
+#[tauri::command]
+pub async fn notification(state: State<'_, AppState>, id: String) -> CmdResult<NotificationView> {
+    state.core.notification(&id).await.map_err(ui_error)
+}
+
+/// Marks a notification read on this device.
+#[tauri::command]
+pub async fn mark_notification_read(state: State<'_, AppState>, id: String) -> CmdResult<()> {
+    state
+        .core
+        .mark_notification_read(&id)
+        .await
+        .map_err(ui_error)
+}
+
+/// The inbox showed the notification in a visible window: that counts as displayed (the
+/// first report sets `displayedAt`; later ones change nothing). Nothing is reported for a
+/// notification held back by quiet hours or already displayed.
+#[tauri::command]
+pub async fn notification_seen(
+    state: State<'_, AppState>,
+    id: String,
+) -> CmdResult<NotificationView> {
+    let current = state.core.notification(&id).await.map_err(ui_error)?;
+    if current.displayed_at.is_some() || current.suppressed || current.error.is_some() {
+        return Ok(current);
+    }
+    state
+        .core
+        .notification_receipt(&id, NotificationReceiptKind::Displayed)
+        .await
+        .map_err(ui_error)
+}
+
+/// Sends the one typed reply (1–4,000 characters). Errors: `invalid_input`,
+/// `already_answered`, `not_a_request` (no reply expected), `not_found`.
+#[tauri::command]
+pub async fn reply_notification(
+    state: State<'_, AppState>,
+    id: String,
+    text: String,
+) -> CmdResult<NotificationView> {
+    state
+        .core
+        .reply_notification(&id, &text)
+        .await
+        .map_err(ui_error)
+}
+
+/// Whether the system's speech service worked the last time it was tried.
+#[tauri::command]
+pub fn speech_status(speaker: State<'_, Speaker>) -> SpeechStatus {
+    speaker.status()
+}
+
+/// The account's quiet hours and whether they hold now.
+#[tauri::command]
+pub async fn quiet_hours(state: State<'_, AppState>) -> CmdResult<QuietHoursSettings> {
+    state.core.quiet_hours().await.map_err(ui_error)
+}
+
+/// Sets the quiet hours. Errors: `invalid_request` naming `start`, `end` or `timezone`.
+#[tauri::command]
+pub async fn set_quiet_hours(
+    state: State<'_, AppState>,
+    settings: QuietHoursSettings,
+) -> CmdResult<QuietHoursSettings> {
+    state.core.set_quiet_hours(settings).await.map_err(ui_error)
+}
+
+/// Agent keys that are not revoked.
+#[tauri::command]
+pub async fn agent_keys(state: State<'_, AppState>) -> CmdResult<Vec<AgentKeyView>> {
+    state.core.agent_keys().await.map_err(ui_error)
+}
+
+/// Creates an agent key; its `key` is in this answer only (shown once, kept nowhere).
+#[tauri::command]
+pub async fn create_agent_key(state: State<'_, AppState>, name: String) -> CmdResult<NewAgentKey> {
+    state.core.create_agent_key(&name).await.map_err(ui_error)
+}
+
+/// Revokes an agent key. Errors: `not_found`.
+#[tauri::command]
+pub async fn revoke_agent_key(state: State<'_, AppState>, id: String) -> CmdResult<()> {
+    state.core.revoke_agent_key(&id).await.map_err(ui_error)
+}
+
+/// Connectors that are not revoked.
+#[tauri::command]
+pub async fn connectors(state: State<'_, AppState>) -> CmdResult<Vec<ConnectorView>> {
+    state.core.connectors().await.map_err(ui_error)
+}
+
+/// Approves the connector whose OAuth device flow shows `user_code`. Errors:
+/// `invalid_request`, `not_found` (no connector waits with that code).
+#[tauri::command]
+pub async fn approve_connector(
+    state: State<'_, AppState>,
+    user_code: String,
+    name: Option<String>,
+) -> CmdResult<ConnectorView> {
+    state
+        .core
+        .approve_connector(&user_code, name.as_deref())
+        .await
+        .map_err(ui_error)
+}
+
+/// Denies the connector showing `user_code`. Errors: as `approve_connector`.
+#[tauri::command]
+pub async fn deny_connector(state: State<'_, AppState>, user_code: String) -> CmdResult<()> {
+    state
+        .core
+        .deny_connector(&user_code)
+        .await
+        .map_err(ui_error)
+}
+
+/// Revokes a connector. Errors: `not_found`.
+#[tauri::command]
+pub async fn revoke_connector(state: State<'_, AppState>, id: String) -> CmdResult<()> {
+    state.core.revoke_connector(&id).await.map_err(ui_error)
+}

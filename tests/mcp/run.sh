@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The official Python MCP SDK (PyPI `mcp`, pinned in requirements.txt) against a running
+# herald-relay binary, in its legacy, 2026-07-28 and auto modes (tests/mcp/sdk_client.py).
+#
+# Makes a venv under target/ (rebuilt when requirements.txt changes), builds herald-relay and
+# herald, starts the relay on 127.0.0.1 with a port the OS picks, creates an account with
+# `herald device init` and an agent key with `herald agent-key create` (the device API), then
+# runs the script. The key goes to the script in a 0600 file, never on a command line.
+# Everything it starts is stopped and its temp dir removed on exit.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+target=${CARGO_TARGET_DIR:-$root/target}
+venv=$target/mcp-sdk-venv
+req=tests/mcp/requirements.txt
+
+want=$(sha256sum "$req" | cut -d' ' -f1)
+if [ ! -x "$venv/bin/python" ] || [ "$(cat "$venv/.requirements.sha256" 2>/dev/null)" != "$want" ]; then
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$req"
+  echo "$want" >"$venv/.requirements.sha256"
+fi
+
+cargo build --quiet -p herald-relay --bin herald-relay -p herald-cli --bin herald
+
+work=$(mktemp -d)
+relay_pid=
+cleanup() {
+  if [ -n "$relay_pid" ]; then
+    kill "$relay_pid" 2>/dev/null || true
+    wait "$relay_pid" 2>/dev/null || true
+  fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+"$target/debug/herald-relay" --listen 127.0.0.1:0 --data-dir "$work/relay" \
+  >"$work/relay.log" 2>&1 &
+relay_pid=$!
+url=
+for _ in $(seq 1 100); do
+  url=$(grep -o 'ready url=http://127\.0\.0\.1:[0-9]*' "$work/relay.log" | head -n1 | cut -d= -f2 || true)
+  [ -n "$url" ] && break
+  kill -0 "$relay_pid" 2>/dev/null || { cat "$work/relay.log" >&2; echo "the relay exited" >&2; exit 1; }
+  sleep 0.1
+done
+[ -n "$url" ] || { cat "$work/relay.log" >&2; echo "the relay did not start" >&2; exit 1; }
+
+export HERALD_HOME="$work/device"
+"$target/debug/herald" device init --relay "$url" --name mcp-sdk-test >"$work/init.out"
+created=$("$target/debug/herald" agent-key create --name "MCP SDK test")
+key=$(grep -o 'hrk_[A-Za-z0-9_-]\{43\}' <<<"$created" | head -n1 || true)
+[ -n "$key" ] || { echo "herald agent-key create printed no key" >&2; exit 1; }
+(umask 077 && printf '%s' "$key" >"$work/agent-key")
+unset key created
+
+HERALD_RELAY_URL="$url" HERALD_AGENT_KEY_FILE="$work/agent-key" \
+  "$venv/bin/python" tests/mcp/sdk_client.py
