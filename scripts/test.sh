@@ -40,6 +40,9 @@ if [ -n "$(git status --porcelain -- ui/src/lib/bindings)" ]; then
   exit 1
 fi
 
+step "MCP: the official Python SDK against the relay's POST /mcp and against herald mcp (stdio)"
+bash tests/mcp/run.sh
+
 step "UI checks and tests"
 (cd ui && npm run check && npm test)
 

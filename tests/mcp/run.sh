@@ -57,3 +57,7 @@ unset key created
 
 HERALD_RELAY_URL="$url" HERALD_AGENT_KEY_FILE="$work/agent-key" \
   "$venv/bin/python" tests/mcp/sdk_client.py
+
+# `herald mcp` (stdio) under the same SDK: the script starts its own relay and device.
+HERALD_BIN="$target/debug/herald" HERALD_RELAY_BIN="$target/debug/herald-relay" \
+  "$venv/bin/python" tests/mcp/stdio_client.py
