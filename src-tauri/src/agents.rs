@@ -1,4 +1,4 @@
-//! Commands of the agent side (docs/desktop.md, "Agent notifications"): notifications from
+//! Commands of the agent side (docs/desktop-notifications.md): notifications from
 //! agents (NOT end-to-end encrypted: the relay saw them in transit), their receipts and typed
 //! replies, quiet hours, speech, and Settings → Agents (agent keys and connectors). One-line
 //! adapters over the device core, like `commands.rs`.

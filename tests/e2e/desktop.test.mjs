@@ -61,6 +61,13 @@ const PLAIN_TITLE = "Merge the release branch?";
 const IMAGE_TITLE = "The new architecture";
 const IMAGE_ALT = "Architecture diagram";
 const BACKLOG = 5;
+const AGENT_KEY_NAME = "e2e-notifier";
+const AGENT_TITLE = "Build 214 finished";
+const AGENT_BODY = "All 214 tests passed. Deploy to staging?";
+const AGENT_REPLY = "Yes, deploy it";
+const QUIET_TITLE = "Nightly backup done";
+/** Set by in-session.sh when it runs a speech service the app can use (audio to a null sink). */
+const SPEECH = process.env.HERALD_E2E_SPEECH === "1";
 /** The second line of a banner without buttons (src-tauri/src/notify_plan.rs). */
 const OPEN_TO_ANSWER = "Open Herald to answer.";
 // A 1×1 PNG.
@@ -203,6 +210,37 @@ function notificationFor(title) {
     UI_TIMEOUT,
     `no OS notification for "${title}"`,
   );
+}
+
+/** Calls an agent endpoint (`/v1/*`) of the relay with an agent key; resolves with status and JSON. */
+async function agentCall(relayUrl, key, method, path, body) {
+  const response = await fetch(`${relayUrl}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${key}`, ...(body ? { "Content-Type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await response.text();
+  let json;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    assert.fail(`${method} ${path} answered no JSON (${response.status}): ${text}`);
+  }
+  return { status: response.status, json };
+}
+
+/** `HH:MM` in UTC, `minutes` from now. */
+function utcClock(minutes) {
+  const at = new Date(Date.now() + minutes * 60_000);
+  return `${String(at.getUTCHours()).padStart(2, "0")}:${String(at.getUTCMinutes()).padStart(2, "0")}`;
+}
+
+/** The inbox row of the agent notification titled `title`, or false. */
+async function notificationItem(title) {
+  for (const el of await driver.findElements(byTestId("inbox-notification"))) {
+    if ((await textOf(await el.findElement(byTestId("inbox-item-title")))) === title) return el;
+  }
+  return false;
 }
 
 /** Waits until the app withdrew (CloseNotification) the notification `shown`. */
@@ -636,6 +674,142 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       } finally {
         await notificationServer.stop();
         await notificationServer.start();
+      }
+    });
+
+    let agentKey;
+    await step("an agent key from Settings notifies the desktop: banner, inbox entry not E2E, receipts, typed reply", async () => {
+      await click("nav-settings");
+      await click("settings-tab-agents");
+      await (await find("agent-key-name-input")).sendKeys(AGENT_KEY_NAME);
+      await click("agent-key-create");
+      agentKey = (await textOf(await find("agent-key-value"))).trim();
+      assert.match(agentKey, /^hrk_\S+$/, "the key has the hrk_ prefix");
+      assert.ok(!(await textOf(await find("agent-key-shell"))).includes(agentKey), "the shell lines do not hold the key");
+      await click("agent-key-done");
+      assert.equal((await driver.findElements(byTestId("agent-key-value"))).length, 0, "the key is gone after Done");
+      const listed = await driver.wait(
+        async () => {
+          for (const el of await driver.findElements(byTestId("agent-key-item"))) if ((await textOf(el)).includes(AGENT_KEY_NAME)) return true;
+          return false;
+        },
+        UI_TIMEOUT,
+        "the key is listed",
+      );
+      assert.ok(listed);
+      await click("nav-inbox");
+
+      const sent = await agentCall(relayUrl, agentKey, "POST", "/v1/notify", {
+        title: AGENT_TITLE, body: AGENT_BODY, speak: true, expectReply: true, notificationId: "build-214",
+      });
+      assert.equal(sent.status, 201, `the relay queues it (201 Created): ${JSON.stringify(sent.json)}`);
+      assert.equal(sent.json.received, true);
+      assert.equal(sent.json.suppressed, false, "no quiet hours yet");
+
+      if (NOTIFICATIONS) {
+        const banner = await notificationFor(AGENT_TITLE);
+        assert.equal(banner.summary, AGENT_KEY_NAME, "the banner names the agent");
+        assert.equal(banner.body, `${AGENT_TITLE}\n${AGENT_BODY}`, "and carries its text");
+        assert.deepEqual(buttonsOf(banner), {}, "agents get no buttons");
+      }
+      const item = await driver.wait(() => notificationItem(AGENT_TITLE), DELIVERY_TIMEOUT, "the notification never reached the inbox");
+      assert.equal(await item.getAttribute("data-end-to-end"), "false");
+      assert.equal(await textOf(await item.findElement(byTestId("inbox-item-not-e2e"))), "Not end-to-end encrypted");
+      await item.click();
+      assert.equal(await textOf(await find("notification-title")), AGENT_TITLE);
+      assert.match(await textOf(await find("notification-not-e2e")), /Sent through the relay, not end-to-end encrypted/);
+
+      // Receipts, as the agent reads them.
+      const receipt = await pollFor(
+        async () => {
+          const r = await agentCall(relayUrl, agentKey, "GET", "/v1/receipts/build-214");
+          return r.json.displayed && (!SPEECH || r.json.spoken) ? r.json : false;
+        },
+        DELIVERY_TIMEOUT,
+        `the receipt says displayed${SPEECH ? " and spoken" : ""}`,
+      );
+      assert.ok(receipt.displayedAt, "displayed with its time");
+      assert.equal(receipt.suppressed, false);
+      if (SPEECH) {
+        assert.ok(receipt.spokenAt, "spoken with its time");
+        await driver.wait(
+          async () => (await (await find("receipt-spoken")).getAttribute("data-state")) === "yes",
+          UI_TIMEOUT,
+          "the pane shows it read aloud",
+        );
+      } else {
+        // No speech service: never reported spoken, and the pane says why.
+        await find("speech-unavailable", DELIVERY_TIMEOUT);
+        assert.equal(receipt.spoken, false, "not spoken without a speech service");
+      }
+
+      // The typed reply reaches the waiting agent.
+      assert.match(await textOf(await find("voice-reply-unavailable")), /Voice replies are not available/);
+      await (await find("notification-reply-input")).sendKeys(AGENT_REPLY);
+      await click("notification-reply-send");
+      assert.equal(await textOf(await find("notification-reply-text")), AGENT_REPLY, "the pane shows the reply sent");
+      const reply = await agentCall(relayUrl, agentKey, "GET", "/v1/replies/build-214?wait=5");
+      assert.equal(reply.json.replied, true, `the agent gets the reply: ${JSON.stringify(reply.json)}`);
+      assert.equal(reply.json.text, AGENT_REPLY);
+      await screenshot("desktop-e2e-agent-notification.png");
+    });
+
+    await step("quiet hours hold banners back; the agent sees them on and the receipt suppressed", async () => {
+      await click("nav-settings");
+      await click("settings-tab-notifications");
+      const enabled = await find("quiet-enabled");
+      if (!(await enabled.isSelected())) await enabled.click();
+      // A period around now, in UTC.
+      const setTime = async (id, value) =>
+        driver.executeScript(
+          "const el = arguments[0]; el.value = arguments[1]; el.dispatchEvent(new Event('input', { bubbles: true }));",
+          await find(id),
+          value,
+        );
+      await setTime("quiet-start", utcClock(-60));
+      await setTime("quiet-end", utcClock(60));
+      const zone = await find("quiet-timezone");
+      await zone.clear();
+      await zone.sendKeys("UTC");
+      await click("quiet-save");
+      await driver.wait(
+        async () => (await (await find("quiet-state")).getAttribute("data-active")) === "true",
+        UI_TIMEOUT,
+        "the app says quiet hours are on now",
+      );
+      const status = await agentCall(relayUrl, agentKey, "GET", "/v1/status");
+      assert.deepEqual(status.json.quietHours, { active: true }, `herald_status shows them: ${JSON.stringify(status.json)}`);
+      assert.equal(status.json.online, true, "and the app online");
+
+      const before = recordedNotifications().length;
+      const sent = await agentCall(relayUrl, agentKey, "POST", "/v1/notify", { title: QUIET_TITLE, speak: true, notificationId: "backup-1" });
+      assert.equal(sent.status, 201, "queued");
+      assert.equal(sent.json.suppressed, true, "held back on arrival");
+      await click("nav-inbox");
+      await driver.wait(() => notificationItem(QUIET_TITLE), DELIVERY_TIMEOUT, "it still reaches the inbox");
+      const receipt = (await agentCall(relayUrl, agentKey, "GET", "/v1/receipts/backup-1")).json;
+      assert.equal(receipt.suppressed, true);
+      assert.equal(receipt.displayed, false, "no banner");
+      assert.equal(receipt.spoken, false, "not read aloud");
+
+      // Off again; the next notification gets its banner, and nothing came before it: banners
+      // are shown in arrival order, so a banner for the held-back one would be recorded first.
+      await click("nav-settings");
+      await click("settings-tab-notifications");
+      await click("quiet-enabled");
+      await click("quiet-save");
+      await driver.wait(
+        async () => (await (await find("quiet-state")).getAttribute("data-active")) === "false",
+        UI_TIMEOUT,
+        "quiet hours are off again",
+      );
+      await click("nav-inbox");
+      const after = await agentCall(relayUrl, agentKey, "POST", "/v1/notify", { title: "Quiet hours are over", notificationId: "after-quiet" });
+      assert.equal(after.json.suppressed, false);
+      if (NOTIFICATIONS) {
+        await notificationFor("Quiet hours are over");
+        const since = recordedNotifications().slice(before);
+        assert.deepEqual(since.map((n) => n.body.split("\n")[0]), ["Quiet hours are over"], "the held-back one never reached the notification server");
       }
     });
 

@@ -17,13 +17,35 @@ fi
 export HERALD_E2E_NOTIFICATIONS="$ARTIFACTS/notifications.jsonl"
 rm -f "$HERALD_E2E_NOTIFICATIONS"
 
+# A speech service of its own, when speech-dispatcher is installed: its audio goes to libao's
+# null driver (no sound card here), so an utterance really runs to its end and the app can
+# report it spoken. The app finds it through SPEECHD_ADDRESS. Without it the test expects the
+# app to say that speech is unavailable.
+SPEECH_PID=""
+if command -v speech-dispatcher >/dev/null 2>&1 && [ -d /etc/speech-dispatcher ]; then
+  SPEECH_DIR="$(mktemp -d -t herald-e2e-speech-XXXXXX)"
+  cp -r /etc/speech-dispatcher "$SPEECH_DIR/conf"
+  printf '\nAudioOutputMethod "libao"\n' >>"$SPEECH_DIR/conf/speechd.conf"
+  mkdir -p "$SPEECH_DIR/home" "$SPEECH_DIR/logs"
+  printf 'default_driver=null\n' >"$SPEECH_DIR/home/.libao"
+  HOME="$SPEECH_DIR/home" speech-dispatcher --run-single --timeout 0 \
+    --config-dir "$SPEECH_DIR/conf" --log-dir "$SPEECH_DIR/logs" \
+    --communication-method unix_socket --socket-path "$SPEECH_DIR/speechd.sock" \
+    >"$ARTIFACTS/speech-dispatcher.log" 2>&1 &
+  SPEECH_PID=$!
+  export SPEECHD_ADDRESS="unix_socket:$SPEECH_DIR/speechd.sock" HERALD_E2E_SPEECH=1
+fi
+
 tauri-driver --port "$PORT" >"$ARTIFACTS/tauri-driver.log" 2>&1 &
 DRIVER_PID=$!
 stop() {
-  if kill -0 "$DRIVER_PID" 2>/dev/null; then
-    kill "$DRIVER_PID" 2>/dev/null || true
-    wait "$DRIVER_PID" 2>/dev/null || true
-  fi
+  for pid in "$DRIVER_PID" $SPEECH_PID; do
+    if kill -0 "$pid" 2>/dev/null; then
+      kill "$pid" 2>/dev/null || true
+      wait "$pid" 2>/dev/null || true
+    fi
+  done
+  if [ -n "${SPEECH_DIR:-}" ]; then rm -rf "$SPEECH_DIR"; fi
 }
 trap stop EXIT
 

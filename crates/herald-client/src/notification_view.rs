@@ -55,6 +55,8 @@ pub struct NotificationView {
     pub unread: bool,
     /// Why it could not be opened (then `title` is a placeholder).
     pub error: Option<String>,
+    /// Fits a JS number: revisions stay far below 2^53.
+    #[ts(type = "number")]
     pub revision: u64,
 }
 

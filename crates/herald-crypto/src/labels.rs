@@ -51,6 +51,10 @@ pub const LOCAL_SEAL: &[u8] = b"herald.v1/local/seal";
 /// (docs/agents.md, "Storage").
 pub const NOTIFICATION: &[u8] = b"herald.v1/notification";
 
+/// AEAD associated-data prefix when the relay seals a reply-event webhook signing secret at
+/// rest under its local key (docs/mcp.md, "Reply event"); the subscription id follows it.
+pub const WEBHOOK_SECRET: &[u8] = b"herald.v1/webhook-secret";
+
 /// All labels above, for the distinctness test and for documentation generators.
 pub const ALL: &[&[u8]] = &[
     ACCOUNT_FINGERPRINT,
@@ -75,6 +79,7 @@ pub const ALL: &[&[u8]] = &[
     DEVICE_BUNDLE,
     LOCAL_SEAL,
     NOTIFICATION,
+    WEBHOOK_SECRET,
 ];
 
 #[cfg(test)]

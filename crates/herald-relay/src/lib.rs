@@ -12,6 +12,7 @@ pub mod auth;
 mod blobs;
 pub mod clock;
 pub mod error;
+mod events;
 mod hub;
 mod limits;
 mod mcp;
@@ -33,6 +34,7 @@ pub use agents::AgentLimits;
 pub use auth::{Auth, DeviceAuth};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{ApiError, Error, Result};
+pub use events::WebhookConfig;
 pub use routes::router;
 pub use state::AppState;
 pub use store::Principal;
@@ -50,6 +52,9 @@ pub struct RelayConfig {
     pub public_url: Option<String>,
     /// Daily budgets of agent credentials per account (docs/agents.md, "Budgets").
     pub agent_limits: AgentLimits,
+    /// Reply-event webhook delivery: retries, timeout, and whether loopback callback URLs are
+    /// allowed (tests and development only; docs/mcp.md, "Reply event").
+    pub webhooks: WebhookConfig,
 }
 
 /// How often the sweeper looks for requests past their deadline.
@@ -105,6 +110,9 @@ async fn sweep(state: AppState) {
                 }
                 if let Err(e) = state.sweep_agents().await {
                     tracing::error!(error = %e, "notification sweep failed");
+                }
+                if let Err(e) = state.sweep_events().await {
+                    tracing::error!(error = %e, "event subscription sweep failed");
                 }
             }
         }

@@ -28,6 +28,10 @@ struct Args {
     /// Seconds agents of one account may wait in GET /v1/replies per UTC day.
     #[arg(long, env = "HERALD_RELAY_AGENT_POLL_SECONDS_PER_DAY", default_value_t = herald_relay::agents::budget::DEFAULT_POLL_SECONDS_PER_DAY)]
     agent_poll_seconds_per_day: u64,
+    /// Allow reply-event webhooks to loopback addresses (127.0.0.0/8, ::1), over http too.
+    /// For tests and local development only (docs/mcp.md, "Reply event").
+    #[arg(long, env = "HERALD_RELAY_ALLOW_LOOPBACK_WEBHOOKS")]
+    allow_loopback_webhooks: bool,
 }
 
 #[tokio::main]
@@ -50,6 +54,10 @@ async fn main() -> anyhow::Result<()> {
             agent_limits: herald_relay::AgentLimits {
                 requests_per_day: args.agent_requests_per_day,
                 poll_seconds_per_day: args.agent_poll_seconds_per_day,
+            },
+            webhooks: herald_relay::WebhookConfig {
+                allow_loopback: args.allow_loopback_webhooks,
+                ..Default::default()
             },
         },
         listener,

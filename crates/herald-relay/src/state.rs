@@ -12,6 +12,7 @@ use crate::clock::{Clock, SystemClock};
 use crate::error::{ApiError, Result};
 use crate::hub::{Change, Hub};
 use crate::store::agents::AgentStore;
+use crate::store::events::EventStore;
 use crate::store::files::FileStore;
 use crate::store::secrets::SecretStore;
 use crate::store::sqlite::SqliteStore;
@@ -42,6 +43,8 @@ pub(crate) struct Inner {
     pub limits: crate::limits::Limits,
     /// Agent credentials, notifications, budgets and presence (docs/agents.md).
     pub agents: crate::agents::Agents,
+    /// Reply-event subscriptions and webhook deliveries (docs/mcp.md, "Reply event").
+    pub events: crate::events::Events,
 }
 
 impl AppState {
@@ -65,7 +68,7 @@ impl AppState {
     }
 
     /// State over any store implementation.
-    pub fn with_store<S: Store + SecretStore + FileStore + AgentStore>(
+    pub fn with_store<S: Store + SecretStore + FileStore + AgentStore + EventStore>(
         config: RelayConfig,
         store: Arc<S>,
         clock: Arc<dyn Clock>,
@@ -73,6 +76,11 @@ impl AppState {
         AppState {
             inner: Arc::new(Inner {
                 agents: crate::agents::Agents::new(store.clone(), config.agent_limits),
+                events: crate::events::Events::new(
+                    store.clone(),
+                    config.webhooks.clone(),
+                    config.data_dir.clone(),
+                ),
                 secrets: store.clone(),
                 files: store.clone(),
                 blobs: crate::blobs::Blobs::new(&config.data_dir),

@@ -56,4 +56,25 @@ describe("InboxState", () => {
     inbox.markReadLocally("a");
     expect(inbox.unreadCount).toBe(0);
   });
+
+  it("merges notifications from agents into the list, newest first, and counts them unread", () => {
+    const inbox = new InboxState();
+    inbox.replaceAll([summary("a", "2026-01-01T10:00:00Z", { unread: false })]);
+    const note = {
+      id: "ntf_1", notificationId: "n1", endToEnd: false, title: "Build finished", subtitle: null, body: null,
+      speak: false, expectReply: false, priority: "normal" as const, sound: true, group: null, threadId: null,
+      sourceKind: "agentKey", sourceName: "build-bot", receivedAt: "2026-01-01T11:00:00.000Z",
+      displayedAt: null, spokenAt: null, repliedAt: null, reply: null, suppressed: false, unread: true,
+      error: null, revision: 3,
+    };
+    inbox.apply({ type: "notificationUpserted", notification: note, isNew: true });
+    expect(inbox.entries.map((e) => e.id)).toEqual(["ntf_1", "a"]);
+    expect(inbox.unreadCount).toBe(1);
+    inbox.apply({ type: "notificationUpserted", notification: { ...note, displayedAt: "2026-01-01T11:00:01Z" }, isNew: false });
+    expect(inbox.notifications).toHaveLength(1);
+    expect(inbox.notifications[0].displayedAt, "an update replaces it").toBe("2026-01-01T11:00:01Z");
+    inbox.markReadLocally("ntf_1");
+    expect(inbox.unreadCount).toBe(0);
+  });
 });
+

@@ -59,7 +59,7 @@ mod tests {
         RelayConfig {
             data_dir: std::path::PathBuf::from("/nonexistent"),
             public_url: public_url.map(str::to_owned),
-            agent_limits: Default::default(),
+            ..Default::default()
         }
     }
 

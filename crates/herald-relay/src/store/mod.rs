@@ -9,6 +9,7 @@
 
 pub mod agents;
 pub mod devices;
+pub mod events;
 pub mod files;
 pub mod secrets;
 pub mod sqlite;

@@ -40,6 +40,7 @@ impl AgentRelay {
                 data_dir: dir.path().to_path_buf(),
                 public_url,
                 agent_limits: limits,
+                ..Default::default()
             },
             clock.clone() as Arc<dyn Clock>,
         )

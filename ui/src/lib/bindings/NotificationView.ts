@@ -56,4 +56,8 @@ suppressed: boolean, unread: boolean,
 /**
  * Why it could not be opened (then `title` is a placeholder).
  */
-error: string | null, revision: bigint, };
+error: string | null, 
+/**
+ * Fits a JS number: revisions stay far below 2^53.
+ */
+revision: number, };

@@ -15,6 +15,7 @@ mod connections;
 mod device_admin;
 mod devices;
 mod encryption_keys;
+mod events;
 mod files;
 mod idempotency;
 mod messages;
@@ -55,6 +56,7 @@ fn migrations() -> Migrations<'static> {
         M::up(secret_files::MIGRATION_011),
         M::up(agent_credentials::MIGRATION_012),
         M::up(notifications::MIGRATION_013),
+        M::up(events::MIGRATION_014),
     ])
 }
 
