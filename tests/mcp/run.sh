@@ -35,7 +35,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$target/debug/herald-relay" --listen 127.0.0.1:0 --data-dir "$work/relay" \
+# --allow-loopback-webhooks: the script's webhook receiver for the reply event is on 127.0.0.1.
+"$target/debug/herald-relay" --listen 127.0.0.1:0 --data-dir "$work/relay" --allow-loopback-webhooks \
   >"$work/relay.log" 2>&1 &
 relay_pid=$!
 url=

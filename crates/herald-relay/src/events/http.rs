@@ -135,3 +135,25 @@ pub async fn post(
     }
     Ok(Accepted { body: read })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_410_and_413_are_final() {
+        for (status, is_final) in [
+            (410, true),
+            (413, true),
+            (400, false),
+            (404, false),
+            (429, false),
+        ] {
+            let f = Failure::Http4xx(StatusCode::from_u16(status).unwrap());
+            assert_eq!(f.is_final(), is_final, "{status}");
+            assert_eq!(f.category(), "http_4xx");
+        }
+        assert!(!Failure::Http5xx(StatusCode::BAD_GATEWAY).is_final());
+        assert_eq!(Failure::Timeout.category(), "timeout");
+    }
+}

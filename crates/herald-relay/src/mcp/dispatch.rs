@@ -5,6 +5,7 @@
 use axum::http::{HeaderMap, StatusCode};
 use serde_json::{json, Map, Value};
 
+use super::events::EventsMethod;
 use super::info;
 use super::jsonrpc::{self, Incoming, RequestId, RpcError, METHOD_NOT_FOUND};
 use super::tools::{self, ToolRequest};
@@ -21,6 +22,13 @@ pub enum Plan {
     },
     /// Answer locally (after the status check).
     Answer(Reply),
+    /// An events method of a stateless client: answered after the status check, with the
+    /// caller's credential as the subscriber (`super::events`).
+    Events {
+        id: RequestId,
+        method: EventsMethod,
+        params: Option<Map<String, Value>>,
+    },
 }
 
 /// A local answer.
@@ -44,6 +52,14 @@ pub fn plan(headers: &HeaderMap, body: &[u8]) -> Plan {
         Err(error) => return Plan::Answer(failure(None, &id, &error)),
     };
     let params = params.as_ref();
+    // The Events extension is offered to stateless clients only; session-less ones get -32601.
+    if let (ClientKind::Stateless, Some(events)) = (kind, EventsMethod::from_name(&method)) {
+        return Plan::Events {
+            id,
+            method: events,
+            params: params.cloned(),
+        };
+    }
     let result = match (kind, method.as_str()) {
         (ClientKind::SessionLess, "initialize") => Ok(info::initialize(
             version::negotiate_initialize(params.and_then(|p| p.get("protocolVersion"))),

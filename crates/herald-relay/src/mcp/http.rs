@@ -61,6 +61,9 @@ pub(super) async fn post(State(mcp): State<Mcp>, headers: HeaderMap, body: Body)
     }
     match plan {
         Plan::Answer(answer) => reply(answer),
+        Plan::Events { id, method, params } => {
+            reply(super::events::answer(&mcp.state, &headers, &id, method, params.as_ref()).await)
+        }
         // Only reached with a foreign origin, answered above.
         Plan::Tool { .. } => foreign_origin(),
     }

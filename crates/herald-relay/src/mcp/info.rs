@@ -29,8 +29,16 @@ Credentials: send an agent key (hrk_...) the user created in Herald, or a connec
 authorization server's device authorization endpoint for a user code, have the user approve \
 that code in the Herald desktop app, then poll the token endpoint. A connector token works \
 until the user revokes it. \
-Reply event: this relay does not deliver reply events yet (no event stream, no webhook); \
-call wait_for_reply, which returns as soon as the user answers.";
+Reply event: a 2026-07-28 client can be told the moment the user answers instead of waiting. \
+The relay offers the MCP Events extension (io.modelcontextprotocol/events) with one event, \
+notification.replied, delivered by webhook only: call events/subscribe with arguments \
+{notificationId} (or none, for every notification you send) and delivery {url: an https URL \
+you control, secret: whsec_ followed by the base64 of 24 to 64 random bytes}. The relay first \
+POSTs a signed verification challenge that your endpoint must echo, then POSTs each reply \
+(the wait_for_reply answer) signed per Standard Webhooks with your secret (webhook-id, \
+webhook-timestamp, webhook-signature, X-MCP-Subscription-Id). Subscribe again before \
+refreshBefore to keep it; events/unsubscribe ends it. Other clients call wait_for_reply, \
+which returns as soon as the user answers.";
 
 /// `ttlMs` of cacheable 2026-07-28 results (`tools/list`, `server/discover`): 0, the answer
 /// may not be reused.
@@ -53,6 +61,18 @@ pub fn capabilities() -> Value {
     json!({ "tools": { "listChanged": false } })
 }
 
+/// The capabilities `server/discover` reports: the tools, and the Events extension
+/// (`extensions["io.modelcontextprotocol/events"]`, SEP-3415) for the reply event. The same
+/// settings also appear as a top-level `events` member, the form earlier drafts of the
+/// extension used and some clients still read. `initialize` (session-less) has neither.
+pub fn discover_capabilities() -> Value {
+    json!({
+        "tools": { "listChanged": false },
+        "extensions": { super::events::EXTENSION_ID: { "listChanged": false } },
+        "events": { "listChanged": false },
+    })
+}
+
 /// The `initialize` result for the negotiated `version`.
 pub fn initialize(version: &str) -> Value {
     json!({
@@ -69,7 +89,7 @@ pub fn initialize(version: &str) -> Value {
 pub fn discover() -> Value {
     json!({
         "supportedVersions": SUPPORTED_VERSIONS,
-        "capabilities": capabilities(),
+        "capabilities": discover_capabilities(),
         "instructions": INSTRUCTIONS,
         "ttlMs": CACHE_TTL_MS,
         "cacheScope": CACHE_SCOPE,

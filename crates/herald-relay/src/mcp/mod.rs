@@ -6,9 +6,11 @@
 //! (2026-07-28) clients and checks their headers; [`tools`] defines the four tools and the route
 //! each forwards to; [`info`] is what the server says about itself; [`dispatch`] plans an
 //! answer without side effects; [`forward`] calls the relay's own routes in-process;
-//! [`origin`] knows the relay's origin; [`http`] runs it all for one request.
+//! [`origin`] knows the relay's origin; [`events`] answers the reply-event methods (MCP
+//! Events extension); [`http`] runs it all for one request.
 
 mod dispatch;
+mod events;
 mod forward;
 mod http;
 mod info;

@@ -123,5 +123,7 @@ pub(super) async fn revoke(
         .agent_store(move |s| s.revoke_connector(&account, &owned, now))
         .await?;
     tracing::info!(account = %auth.account, connector = %id, "connector revoked");
+    let credential = crate::store::agents::AgentCredential::Connector(id);
+    state.credential_revoked(&auth.account, &credential).await;
     Ok(StatusCode::NO_CONTENT)
 }

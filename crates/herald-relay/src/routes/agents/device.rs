@@ -161,6 +161,11 @@ pub(super) async fn reply(
         .await?;
     nudge(&state, &auth.account, row.revision);
     tracing::info!(account = %auth.account, notification = %row.id, "notification replied");
+    // The reply event (docs/mcp.md): webhook deliveries on background tasks, never awaited.
+    match serde_json::to_value(super::notify::reply_result(&row, false)) {
+        Ok(data) => state.reply_posted(&auth.account, &row, data),
+        Err(e) => tracing::error!(error = %e, "building the reply event failed"),
+    }
     Ok(Json(record(row)))
 }
 

@@ -90,5 +90,7 @@ pub(super) async fn revoke(
         .agent_store(move |s| s.revoke_agent_key(&account, &owned, now))
         .await?;
     tracing::info!(account = %auth.account, agent_key = %id, "agent key revoked");
+    let credential = crate::store::agents::AgentCredential::AgentKey(id);
+    state.credential_revoked(&auth.account, &credential).await;
     Ok(StatusCode::NO_CONTENT)
 }

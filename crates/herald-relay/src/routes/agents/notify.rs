@@ -210,7 +210,8 @@ fn wait_query(raw: Option<&str>) -> Result<u64, ApiError> {
     Ok(wait)
 }
 
-fn reply_result(row: &NotificationRow, timed_out: bool) -> ReplyResult {
+/// The `GET /v1/replies` answer for `row` (also the reply event's payload).
+pub(super) fn reply_result(row: &NotificationRow, timed_out: bool) -> ReplyResult {
     ReplyResult {
         notification_id: row.notification_id.clone(),
         replied: row.replied_at.is_some(),
