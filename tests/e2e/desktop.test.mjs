@@ -229,6 +229,23 @@ async function agentCall(relayUrl, key, method, path, body) {
   return { status: response.status, json };
 }
 
+/**
+ * Calls one of the relay's MCP tools (`POST /mcp`, session-less `tools/call`) as an agent
+ * platform would, and returns its `structuredContent` (the endpoint's JSON).
+ */
+async function mcpTool(relayUrl, key, name, args) {
+  const { status, json } = await agentCall(relayUrl, key, "POST", "/mcp", {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name, arguments: args },
+  });
+  assert.equal(status, 200, `tools/call ${name}: ${JSON.stringify(json)}`);
+  assert.ok(json.result && !json.result.isError, `tools/call ${name} succeeded: ${JSON.stringify(json)}`);
+  assert.deepEqual(JSON.parse(json.result.content[0].text), json.result.structuredContent, "text and structuredContent agree");
+  return json.result.structuredContent;
+}
+
 /** `HH:MM` in UTC, `minutes` from now. */
 function utcClock(minutes) {
   const at = new Date(Date.now() + minutes * 60_000);
@@ -777,9 +794,9 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
         UI_TIMEOUT,
         "the app says quiet hours are on now",
       );
-      const status = await agentCall(relayUrl, agentKey, "GET", "/v1/status");
-      assert.deepEqual(status.json.quietHours, { active: true }, `herald_status shows them: ${JSON.stringify(status.json)}`);
-      assert.equal(status.json.online, true, "and the app online");
+      const status = await mcpTool(relayUrl, agentKey, "herald_status", {});
+      assert.deepEqual(status.quietHours, { active: true }, `herald_status shows them: ${JSON.stringify(status)}`);
+      assert.equal(status.online, true, "and the app online");
 
       const before = recordedNotifications().length;
       const sent = await agentCall(relayUrl, agentKey, "POST", "/v1/notify", { title: QUIET_TITLE, speak: true, notificationId: "backup-1" });
@@ -787,8 +804,8 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       assert.equal(sent.json.suppressed, true, "held back on arrival");
       await click("nav-inbox");
       await driver.wait(() => notificationItem(QUIET_TITLE), DELIVERY_TIMEOUT, "it still reaches the inbox");
-      const receipt = (await agentCall(relayUrl, agentKey, "GET", "/v1/receipts/backup-1")).json;
-      assert.equal(receipt.suppressed, true);
+      const receipt = await mcpTool(relayUrl, agentKey, "get_receipt", { notificationId: "backup-1" });
+      assert.equal(receipt.suppressed, true, `get_receipt says suppressed: ${JSON.stringify(receipt)}`);
       assert.equal(receipt.displayed, false, "no banner");
       assert.equal(receipt.spoken, false, "not read aloud");
 
