@@ -99,8 +99,10 @@ pub struct SendArgs {
     pub agent: AgentArgs,
     #[command(flatten)]
     pub content: ContentArgs,
-    /// Offer this file's content as a secret (UTF-8, ≤ 64 KiB): sealed to a one-time key of
-    /// the device that opens the offer, handed over once (docs/secrets.md).
+    /// Offer this file's content as a secret (UTF-8, ≤ 64 KiB, not empty): sealed to a
+    /// one-time key of the device that opens the offer, handed over once (docs/secrets.md).
+    /// Not with `--file` or `--block`. After a timeout, the same command with the printed
+    /// `--idempotency-key` resumes.
     #[arg(long, value_name = "PATH")]
     pub secret_file: Option<PathBuf>,
     /// With --secret-file: stop waiting after this long (e.g. `10m`).
@@ -138,8 +140,9 @@ pub struct AskArgs {
     /// Stop waiting after this long (the request stays answerable; `herald wait` resumes).
     #[arg(long)]
     pub timeout: Option<String>,
-    /// Where the values of secret fields go: a new file (mode 0600, must not exist). One
-    /// secret field: its raw value; several: a JSON object. Required with secret fields.
+    /// Where the values of secret fields go: a new file (must not exist), created with mode
+    /// 0600 before the request is sent and removed again if nothing is written. One secret
+    /// field: its raw value; several: a JSON object. Required with secret fields.
     #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,
     /// Where answered files of `file` fields go: an existing directory; each is saved under a
@@ -204,7 +207,7 @@ pub enum DeviceCommand {
         /// Relay base URL [env: HERALD_URL].
         #[arg(long, env = "HERALD_URL")]
         relay: String,
-        /// Device name (default: the host name).
+        /// Device name (default: this machine's host name; `headless` when it has none).
         #[arg(long)]
         name: Option<String>,
     },
@@ -216,7 +219,7 @@ pub enum DeviceCommand {
         /// Relay base URL [env: HERALD_URL].
         #[arg(long, env = "HERALD_URL")]
         relay: String,
-        /// Device name (default: the host name).
+        /// Device name (default: this machine's host name; `headless` when it has none).
         #[arg(long)]
         name: Option<String>,
     },
@@ -228,17 +231,27 @@ pub enum DeviceCommand {
         /// Relay base URL [env: HERALD_URL].
         #[arg(long, env = "HERALD_URL")]
         relay: String,
-        /// Device name (default: the host name).
+        /// Device name (default: this machine's host name; `headless` when it has none).
         #[arg(long)]
         name: Option<String>,
     },
     /// Approve a new device: lists pending requests, reads the code the new device shows from
-    /// the terminal or standard input (one attempt per request).
+    /// the terminal or standard input (one attempt per request), then waits for the new
+    /// device to confirm.
     Approve {
         #[command(flatten)]
         dir: DataDirArgs,
         /// The request (`pai_…`); may be left out when exactly one is pending.
         pairing_id: Option<String>,
+        /// Only list the pending requests, as JSON (`[{id, name, platform, createdAt,
+        /// expiresAt}]`), and exit; no code is read.
+        #[arg(long, conflicts_with = "pairing_id")]
+        json: bool,
+        /// Give up when the new device has not confirmed within this long after the code was
+        /// typed (e.g. `90s`, `2m`); the request is then marked failed so its code cannot be
+        /// tried again.
+        #[arg(long, value_name = "DURATION", default_value = "2m")]
+        confirm_timeout: String,
     },
     /// List the account's devices.
     List {
@@ -359,7 +372,8 @@ pub enum InboxCommand {
         #[arg(long)]
         json: Option<String>,
         /// The value of a secret field, read from a file (`-` for standard input), never an
-        /// argument: `FIELD=PATH`. Repeatable.
+        /// argument: `FIELD=PATH`; for a secret-file field, PATH is the file to send (a path,
+        /// not `-`). Repeatable, once per field.
         #[arg(long = "secret", value_name = "FIELD=PATH", conflicts_with = "action")]
         secrets: Vec<String>,
         /// A file answering a file field, encrypted and uploaded (≤ 100 MB): `FIELD=PATH`.

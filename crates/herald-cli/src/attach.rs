@@ -1,7 +1,9 @@
 //! `--block image:PATH[:ALT]`: an image block needs the id of its attachment, known only after
 //! the upload, so these blocks are made here, after the other flags, by uploading the image
-//! (encrypted, docs/files.md) and adding the attachment and a block that names it.
+//! (encrypted, docs/files.md) and adding the attachment and a block that names it. The image
+//! type comes from the file's magic bytes, never its extension.
 
+use std::io::Read;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
@@ -11,6 +13,23 @@ use herald_protocol::content::{Block, ImageBlock, MessageContent, IMAGE_TYPES};
 /// Whether a `--block` spec is an image block (handled by [`add_image_blocks`]).
 pub fn is_image_spec(spec: &str) -> bool {
     spec.trim_start().starts_with("image:")
+}
+
+/// The image type of the file at `path` from its first bytes (PNG, JPEG, GIF or WebP, the
+/// types an image block shows), whatever its name says. Errors: unreadable, or not one of
+/// those images.
+fn image_type(path: &Path) -> Result<&'static str> {
+    let mut head = Vec::with_capacity(64);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(64).read_to_end(&mut head))
+        .with_context(|| format!("reading {}", path.display()))?;
+    match infer::get(&head).map(|t| t.mime_type()) {
+        Some(mime) if IMAGE_TYPES.contains(&mime) => Ok(mime),
+        _ => bail!(
+            "{} is not a PNG, JPEG, GIF or WebP image (judged by its content, not its name)",
+            path.display()
+        ),
+    }
 }
 
 /// Uploads every `--block image:PATH[:ALT]` and appends its block (after the other blocks)
@@ -30,12 +49,13 @@ pub async fn add_image_blocks(
             bail!("--block {spec:?}: expected image:PATH[:ALT]");
         }
         let path = Path::new(path);
-        let mime = herald_client::files::guess_type(path);
-        if !IMAGE_TYPES.contains(&mime.as_str()) {
-            bail!("--block {spec:?}: an image block shows a .png, .jpg, .gif or .webp file");
-        }
+        let mime = image_type(path).with_context(|| format!("--block {spec:?}"))?;
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .with_context(|| format!("--block {spec:?}: {} is not a file", path.display()))?;
         let attachment = client
-            .upload_file(path)
+            .upload_file_as(path, &name, mime)
             .await
             .with_context(|| format!("--block {spec:?}"))?;
         let alt = alt
@@ -49,4 +69,24 @@ pub async fn add_image_blocks(
         content.attachments.push(attachment);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn image_types_come_from_the_content() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = dir.path().join("fake.png");
+        std::fs::write(&text, "not an image at all").unwrap();
+        assert!(image_type(&text).is_err(), "a text file named .png");
+        let png = dir.path().join("chart.jpg");
+        std::fs::write(&png, herald_client::demo::DEMO_IMAGE).unwrap();
+        assert_eq!(image_type(&png).unwrap(), "image/png", "a PNG named .jpg");
+        let gif = dir.path().join("anim");
+        std::fs::write(&gif, b"GIF89a\x01\x00\x01\x00\x00\x00\x00").unwrap();
+        assert_eq!(image_type(&gif).unwrap(), "image/gif");
+        assert!(image_type(&dir.path().join("missing.png")).is_err());
+    }
 }

@@ -107,6 +107,17 @@ pub fn parse_duration(text: &str) -> Result<Duration> {
     Ok(Duration::from_secs(secs))
 }
 
+/// `d` in the largest unit that divides it: `2m`, `90s`, `1h`.
+pub fn format_duration(d: Duration) -> String {
+    let secs = d.as_secs();
+    match secs {
+        0 => "0s".into(),
+        s if s % 3600 == 0 => format!("{}h", s / 3600),
+        s if s % 60 == 0 => format!("{}m", s / 60),
+        s => format!("{s}s"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,5 +130,12 @@ mod tests {
         assert_eq!(parse_duration("45").unwrap().as_secs(), 45, "bare seconds");
         assert!(parse_duration("10x").is_err(), "unknown unit");
         assert!(parse_duration("m").is_err(), "no number");
+        for text in ["90s", "2m", "1h", "0s"] {
+            assert_eq!(
+                format_duration(parse_duration(text).unwrap()),
+                text,
+                "round trip"
+            );
+        }
     }
 }

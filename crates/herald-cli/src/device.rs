@@ -4,9 +4,10 @@
 
 use std::process::ExitCode;
 
-use anyhow::{bail, Result};
-use herald_client::view::{AnswerInput, SetupStatus};
+use anyhow::{bail, Context, Result};
+use herald_client::view::{AnswerInput, MessageKind, SetupStatus};
 use herald_client::{Core, CoreConfig};
+use herald_protocol::ErrorCode;
 
 use crate::args::{
     ConnectionArgs, ConnectionCommand, DataDirArgs, DeviceArgs, DeviceCommand, InboxArgs,
@@ -15,13 +16,22 @@ use crate::args::{
 use crate::terminal::line;
 use crate::{config, exit};
 
+/// The device name: `--name`, else this machine's host name, else `headless`.
+pub(crate) fn device_name(name: Option<String>) -> String {
+    name.unwrap_or_else(|| {
+        let host = gethostname::gethostname();
+        let host = host.to_string_lossy();
+        let host = host.trim();
+        if host.is_empty() {
+            "headless".into()
+        } else {
+            host.to_owned()
+        }
+    })
+}
+
 pub(crate) fn open(dir: &DataDirArgs, name: Option<String>) -> Result<Core> {
-    let device_name = name.unwrap_or_else(|| {
-        std::env::var("HOSTNAME")
-            .ok()
-            .filter(|h| !h.is_empty())
-            .unwrap_or_else(|| "headless".into())
-    });
+    let device_name = device_name(name);
     Ok(Core::open(CoreConfig {
         data_dir: config::data_dir(dir)?,
         device_name,
@@ -59,18 +69,31 @@ pub async fn device(args: DeviceArgs) -> Result<ExitCode> {
     }
 }
 
-/// `herald whoami`.
+/// `herald whoami`: what this device knows about itself, then whether the relay still
+/// accepts it (`GET /keys/devices`): a revoked device, or one whose account was reset
+/// elsewhere, is reported signed out (exit 1, with how to sign in again).
 pub async fn whoami(dir: DataDirArgs) -> Result<ExitCode> {
-    let s = ready(&dir)?.setup_state();
+    let core = ready(&dir)?;
+    let s = core.setup_state();
     crate::out!("Account:      {}", s.account_id.unwrap_or_default());
     crate::out!(
         "Device:       {} ({})",
-        s.device_name.unwrap_or_default(),
+        line(&s.device_name.unwrap_or_default()),
         s.device_id.unwrap_or_default()
     );
     crate::out!("Relay:        {}", s.relay_url.unwrap_or_default());
     crate::out!("Safety code:  {}", s.safety_code.unwrap_or_default());
-    Ok(exit::OK.into())
+    match core.devices().await {
+        Ok(_) => {
+            crate::out!("Status:       signed in");
+            Ok(exit::OK.into())
+        }
+        Err(e) if e.code() == ErrorCode::Unauthorized.as_str() => {
+            crate::out!("Status:       signed out");
+            bail!(crate::hints::SIGNED_OUT)
+        }
+        Err(e) => Err(e).context("cannot check this device with the relay"),
+    }
 }
 
 /// `herald connection …`.
@@ -113,15 +136,26 @@ pub async fn inbox(args: InboxArgs) -> Result<ExitCode> {
             } else if list.is_empty() {
                 crate::out!("The inbox is empty.");
             } else {
+                let mut offers = false;
                 for m in list {
+                    // A secret offer shows as such: it is revealed, not answered.
+                    let status = if m.kind == MessageKind::Secret {
+                        offers = true;
+                        "secret".to_owned()
+                    } else {
+                        format!("{:?}", m.status).to_lowercase()
+                    };
                     crate::out!(
                         "{}  {:<9}  {}  {}  {}",
                         m.id,
-                        format!("{:?}", m.status).to_lowercase(),
+                        status,
                         m.created_at,
                         line(&m.sender_name),
                         line(&m.title)
                     );
+                }
+                if offers {
+                    eprintln!("Secret offers are revealed once, into a new file: herald inbox reveal MSG --out PATH");
                 }
             }
         }
@@ -170,6 +204,12 @@ pub async fn inbox(args: InboxArgs) -> Result<ExitCode> {
             let core = ready(&dir)?;
             core.sync_once().await?;
             let current = core.message(&id).await?;
+            if current.kind == MessageKind::Secret {
+                bail!("{id} is a secret offer, not a request: reveal it with `herald inbox reveal {id} --out PATH`");
+            }
+            if !current.summary.expects_answer {
+                bail!("{id} is not a request: it asks nothing to answer");
+            }
             if current.requires_review && current.summary.unread {
                 bail!("the sender asks you to read this request in full first: run `herald inbox show {id}`, then answer");
             }

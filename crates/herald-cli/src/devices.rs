@@ -7,22 +7,13 @@ use std::io::{BufRead, IsTerminal};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
+use herald_protocol::ErrorCode;
 use zeroize::Zeroizing;
 
 use crate::args::DeviceCommand;
-use crate::device::{open, ready};
+use crate::device::{device_name, open, ready};
 use crate::exit;
 use crate::terminal::line;
-
-/// The device name: `--name`, else the host name, else "headless".
-fn device_name(name: Option<String>) -> String {
-    name.unwrap_or_else(|| {
-        std::env::var("HOSTNAME")
-            .ok()
-            .filter(|h| !h.is_empty())
-            .unwrap_or_else(|| "headless".into())
-    })
-}
 
 /// Reads one secret line: from the terminal without echo (prompting on stderr), else the
 /// first line of standard input.
@@ -81,9 +72,20 @@ pub async fn run(command: DeviceCommand) -> Result<ExitCode> {
                 "Approved: this machine is a device of the account ({synced} messages synced)."
             );
         }
-        DeviceCommand::Approve { dir, pairing_id } => {
+        DeviceCommand::Approve {
+            dir,
+            pairing_id,
+            json,
+            confirm_timeout,
+        } => {
+            let confirm_timeout =
+                crate::config::parse_duration(&confirm_timeout).context("--confirm-timeout")?;
             let core = ready(&dir)?;
             let requests = core.pairing_requests().await?;
+            if json {
+                crate::out!("{}", serde_json::to_string_pretty(&requests)?);
+                return Ok(exit::OK.into());
+            }
             let request = match pairing_id {
                 Some(id) => requests
                     .into_iter()
@@ -108,7 +110,27 @@ pub async fn run(command: DeviceCommand) -> Result<ExitCode> {
                 request.created_at
             );
             let code = read_secret("Code shown on the new device: ")?;
-            let device = core.approve_pairing(&request.id, &code).await?;
+            eprintln!("Waiting for the new device to confirm…");
+            let approved =
+                tokio::time::timeout(confirm_timeout, core.approve_pairing(&request.id, &code))
+                    .await;
+            drop(code);
+            let device = match approved {
+                Ok(result) => result?,
+                Err(_) => {
+                    // Burn the request: its code must not be tried again.
+                    let burned = core.fail_pairing(&request.id).await;
+                    let state = if burned.is_ok() {
+                        "the request is cancelled"
+                    } else {
+                        "the request could not be cancelled and expires on its own"
+                    };
+                    bail!(
+                        "the new device did not confirm within {} (is `herald device pair` still running there?); {state}: start again on the new device",
+                        crate::config::format_duration(confirm_timeout)
+                    );
+                }
+            };
             crate::out!("Approved: {} ({})", line(&device.name), device.id);
         }
         DeviceCommand::List { dir, json } => {
@@ -136,7 +158,26 @@ pub async fn run(command: DeviceCommand) -> Result<ExitCode> {
             }
         }
         DeviceCommand::Revoke { dir, id } => {
-            ready(&dir)?.revoke_device(&id).await?;
+            if id.starts_with("con_") {
+                bail!("{id} is a connection, not a device: revoke it with `herald connection revoke {id}`");
+            }
+            let core = ready(&dir)?;
+            let known = core.devices().await?.into_iter().find(|d| d.id == id);
+            match known {
+                None => bail!("no device {id} in this account (see `herald device list`)"),
+                Some(d) if d.revoked_at.is_some() => bail!(
+                    "device {id} is already revoked ({})",
+                    d.revoked_at.as_deref().unwrap_or_default()
+                ),
+                Some(_) => {}
+            }
+            match core.revoke_device(&id).await {
+                // Another device rotated the account key meanwhile: learn it and try once more.
+                Err(e) if e.code() == ErrorCode::KeysChanged.as_str() => {
+                    core.revoke_device(&id).await?
+                }
+                other => other?,
+            }
             eprintln!("Device {id} revoked: its session no longer works, and the account key was rotated.");
         }
         DeviceCommand::Reset { dir, yes } => {

@@ -10,6 +10,7 @@ mod content;
 mod device;
 mod devices;
 mod exit;
+mod hints;
 mod mcp;
 mod out_file;
 mod reveal;
@@ -36,8 +37,11 @@ fn main() -> std::process::ExitCode {
         }
     };
     // rmcp logs whole requests and results (message content) at debug and info: warnings only.
-    let mut filter =
-        tracing_subscriber::EnvFilter::try_from_env("HERALD_LOG").unwrap_or_else(|_| "warn".into());
+    // Without HERALD_LOG, the device core's warnings stay quiet too: what it cannot do
+    // (a record that did not open, a sync retry) is retried on its own or shown in the
+    // command's output, not as log lines on the terminal.
+    let mut filter = tracing_subscriber::EnvFilter::try_from_env("HERALD_LOG")
+        .unwrap_or_else(|_| "warn,herald_client=error".into());
     if let Ok(cap) = "rmcp=warn".parse() {
         filter = filter.add_directive(cap);
     }
@@ -63,14 +67,14 @@ fn main() -> std::process::ExitCode {
             Command::Ask(a) => send::ask(a).await,
             Command::Wait(a) => send::wait(a).await,
             Command::Cancel(a) => send::cancel(a).await,
-            Command::Device(a) => device::device(a).await,
-            Command::Whoami(a) => device::whoami(a).await,
-            Command::Connection(a) => device::connection(a).await,
-            Command::Inbox(a) => device::inbox(a).await,
+            Command::Device(a) => hints::device(device::device(a).await),
+            Command::Whoami(a) => hints::device(device::whoami(a).await),
+            Command::Connection(a) => hints::device(device::connection(a).await),
+            Command::Inbox(a) => hints::device(device::inbox(a).await),
             Command::Mcp(a) => mcp::serve(a).await,
-            Command::AgentKey(a) => agents::agent_key(a).await,
-            Command::Connector(a) => agents::connector(a).await,
-            Command::Notifications(a) => agents::notifications(a).await,
+            Command::AgentKey(a) => hints::device(agents::agent_key(a).await),
+            Command::Connector(a) => hints::device(agents::connector(a).await),
+            Command::Notifications(a) => hints::device(agents::notifications(a).await),
         }
     });
     match result {

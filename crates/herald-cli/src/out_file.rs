@@ -41,6 +41,29 @@ impl OutFile {
         &self.path
     }
 
+    /// A second handle on the reserved file, to stream into (e.g. a download). Call
+    /// [`OutFile::keep`] once everything is written; dropping the `OutFile` instead removes it.
+    pub fn handle(&self) -> Result<File> {
+        self.file
+            .as_ref()
+            .context("the output file was already written")?
+            .try_clone()
+            .with_context(|| format!("opening --out {}", self.path.display()))
+    }
+
+    /// Syncs what was written through [`OutFile::handle`] to disk and keeps the file.
+    pub fn keep(mut self) -> Result<()> {
+        let file = self
+            .file
+            .take()
+            .context("the output file was already written")?;
+        if let Err(e) = file.sync_all() {
+            let _ = std::fs::remove_file(&self.path);
+            return Err(e).with_context(|| format!("writing --out {}", self.path.display()));
+        }
+        Ok(())
+    }
+
     /// Writes `bytes`, syncs them to disk and keeps the file.
     pub fn finish(mut self, bytes: &[u8]) -> Result<()> {
         let mut file = self

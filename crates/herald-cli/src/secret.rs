@@ -2,19 +2,23 @@
 //! standard output, logs or error messages.
 //!
 //! - `herald ask … --field 'token:secret:API token' --out PATH`: the secret values are written
-//!   to PATH, created new with mode 0600 (refused before sending when it exists). One secret
-//!   field: its raw value; several: a JSON object `{"<field id>": "<value>", …}`.
+//!   to PATH, created new (`O_EXCL`) with mode 0600 before the request is sent (or, for
+//!   `herald wait`, before the answer is collected) and removed again when nothing is written
+//!   (timeout, error). One secret field: its raw value; several: a JSON object
+//!   `{"<field id>": "<value>", …}`.
 //! - `herald send --secret-file PATH --title T`: a secret offer; the file's content (UTF-8,
-//!   ≤ 64 KiB) is sealed to the one-time key of the device that opens it.
+//!   ≤ 64 KiB, not empty) is sealed to the one-time key of the device that opens it. No
+//!   `--file` or `--block`. A timed-out offer is resumed by the same command with the same
+//!   `--idempotency-key` (printed on timeout).
 //! - `herald ask … --field 'kubeconfig:secret-file' --out PATH`: the file answered for a
 //!   secret-file field (the request's only secret field) is downloaded, decrypted, verified
 //!   and written to PATH (new, 0600).
 //! - `herald inbox answer ID --secret FIELD=PATH` (a headless device): the value of a secret
 //!   field is read from PATH (`-` for standard input), one trailing newline removed; for a
-//!   secret-file field PATH is the file to upload.
+//!   secret-file field PATH is the file to upload (a path; `-` is refused).
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -27,6 +31,7 @@ use serde_json::{json, Map, Value};
 use zeroize::Zeroizing;
 
 use crate::args::SendArgs;
+use crate::out_file::OutFile;
 use crate::{config, content, exit};
 
 /// Refuses an `--out` path that exists (or whose directory does not), before anything is
@@ -83,49 +88,43 @@ pub fn check_out_for(content: &MessageContent, out: Option<&Path>, what: &str) -
     }
 }
 
-/// Writes what the answer's secret fields hold to `path`, a new file with mode 0600: the
-/// file of a secret-file field (downloaded, decrypted and verified; only this connection
-/// may download it, within 15 minutes of the answer), the raw value of a single secret
-/// field (a string as is, anything else as JSON), or a JSON object for several.
+/// Writes what the answer's secret fields hold to `out`, the 0600 file reserved (`O_EXCL`)
+/// before the secrets were collected: the file of a secret-file field (downloaded, decrypted
+/// and verified into it; only this connection may download it, within 15 minutes of the
+/// answer), the raw value of a single secret field (a string as is, anything else as JSON),
+/// or a JSON object for several. On an error the file is removed.
 pub async fn write_secrets(
     client: &AgentClient,
-    path: &Path,
+    out: OutFile,
     secrets: &SecretValues,
 ) -> Result<()> {
     match (secrets.files(), secrets.expose().is_empty()) {
-        ([], _) => write_values(path, secrets),
-        ([file], true) => Ok(client
-            .download_secret_file(file, path)
-            .await
-            .with_context(|| format!("saving secret file {} to --out", file.field_id))?),
+        ([], _) => out.finish(&secret_bytes(secrets)?),
+        ([file], true) => {
+            let writer = std::io::BufWriter::new(out.handle()?);
+            let writer = client
+                .download_secret_file_to(file, writer)
+                .await
+                .with_context(|| format!("saving secret file {} to --out", file.field_id))?;
+            writer.into_inner().map_err(|e| {
+                anyhow::anyhow!("writing --out {}: {}", out.path().display(), e.error())
+            })?;
+            out.keep()
+        }
         _ => bail!("a secret-file field must be the only secret field of a request"),
     }
 }
 
-/// Writes secret values (no files) to a new 0600 file; see [`write_secrets`].
-fn write_values(path: &Path, secrets: &SecretValues) -> Result<()> {
-    let bytes: Zeroizing<Vec<u8>> = Zeroizing::new(match secrets.expose().len() {
+/// What `--out` holds for secret values (no files); see [`write_secrets`].
+fn secret_bytes(secrets: &SecretValues) -> Result<Zeroizing<Vec<u8>>> {
+    Ok(Zeroizing::new(match secrets.expose().len() {
         1 => match secrets.expose().values().next() {
             Some(Value::String(s)) => s.as_bytes().to_vec(),
             Some(other) => serde_json::to_vec(other)?,
             None => Vec::new(),
         },
         _ => serde_json::to_vec_pretty(secrets.expose())?,
-    });
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    let mut file = options
-        .open(path)
-        .with_context(|| format!("creating --out {}", path.display()))?;
-    file.write_all(&bytes)
-        .and_then(|()| file.sync_all())
-        .with_context(|| format!("writing --out {}", path.display()))?;
-    Ok(())
+    }))
 }
 
 /// Reads a secret file (`-`: standard input) of at most `max` bytes of UTF-8. Errors name the
@@ -169,12 +168,16 @@ pub fn merge_secret_values(
             "{id:?} is a secret field: give its value with --secret {id}=FILE, never in arguments"
         );
     }
+    let mut seen = std::collections::BTreeSet::new();
     for spec in secret_specs {
         let Some((id, path)) = spec.split_once('=') else {
             bail!("--secret expects FIELD=FILE (FILE `-` for standard input)");
         };
         if !secret_fields.iter().any(|f| f == id) {
             bail!("--secret {id}=…: the request has no secret field {id:?}");
+        }
+        if !seen.insert(id) {
+            bail!("--secret {id}=…: field {id:?} is given twice");
         }
         let mut text = read_secret(Path::new(path), 64 * 1024)?;
         let trimmed = text
@@ -193,13 +196,15 @@ pub fn merge_secret_values(
 
 /// `--secret FIELD=PATH` of `herald inbox answer`, split by field kind: specs for secret
 /// fields stay specs (their values are read from the files); a secret-file field's PATH is
-/// the file to upload, added to `files` (the `--file` map). A field in both is refused.
+/// the file to upload (a path: `-` is refused, standard input is for secret text), added to
+/// `files` (the `--file` map). A field given twice, or in both, is refused.
 pub fn route_secret_files(
     specs: Vec<String>,
     mut files: BTreeMap<String, PathBuf>,
     fields: &[FieldView],
 ) -> Result<(Vec<String>, BTreeMap<String, PathBuf>)> {
     let mut texts = Vec::with_capacity(specs.len());
+    let mut routed = std::collections::BTreeSet::new();
     for spec in specs {
         let file_field = spec.split_once('=').filter(|(id, _)| {
             fields
@@ -207,9 +212,15 @@ pub fn route_secret_files(
                 .any(|f| &f.id == id && f.kind == ViewFieldKind::SecretFile)
         });
         match file_field {
+            Some((id, "-")) => bail!(
+                "--secret {id}=-: {id:?} is a secret-file field: give the path of the file to send (standard input is for secret text fields)"
+            ),
             Some((id, path)) => {
+                if !routed.insert(id.to_owned()) {
+                    bail!("--secret {id}=…: field {id:?} is given twice");
+                }
                 if files.insert(id.to_owned(), PathBuf::from(path)).is_some() {
-                    bail!("{id:?} is given twice (--secret and --file)");
+                    bail!("field {id:?} is given twice (--secret and --file)");
                 }
             }
             None => texts.push(spec),
@@ -232,11 +243,30 @@ fn wipe(values: &mut Map<String, Value>) {
 /// `{id, status}` (`delivered`, `sent`, `notOpened`, `expired`); exit 0 when delivered, 3
 /// when the wait timed out, 2 when the offer expired.
 pub async fn send(args: SendArgs, path: &Path) -> Result<ExitCode> {
+    if !args.content.files.is_empty() {
+        bail!("a secret offer carries no files: --file cannot be combined with --secret-file (send the file in its own message)");
+    }
+    if !args.content.blocks.is_empty() {
+        bail!("a secret offer has a title and a body only: --block cannot be combined with --secret-file");
+    }
     let secret = read_secret(path, MAX_SECRET_OFFER_BYTES)?;
+    if secret.is_empty() {
+        bail!(
+            "{} is empty: a secret offer needs the secret in the file",
+            path.display()
+        );
+    }
     let message = content::base(&args.content)?;
     if message.expects_answer() || !message.blocks.is_empty() {
         bail!("a secret offer has a title and a body only");
     }
+    let reply_to = match &args.content.reply_to {
+        Some(id) => Some(
+            herald_protocol::MessageId::parse(id)
+                .with_context(|| format!("--reply-to {id:?} is not a message id (msg_…)"))?,
+        ),
+        None => None,
+    };
     let timeout = args
         .timeout
         .as_deref()
@@ -246,8 +276,16 @@ pub async fn send(args: SendArgs, path: &Path) -> Result<ExitCode> {
         &config::relay_url(&args.agent)?,
         config::token(&args.agent)?,
     )?;
+    // Known here so a timed-out offer can be resumed: the same command with the same key
+    // gets the same offer back and keeps delivering it.
+    let key = args
+        .content
+        .idempotency_key
+        .clone()
+        .unwrap_or_else(|| herald_crypto::new_bearer("idk_"));
     let options = SendOptions {
-        idempotency_key: args.content.idempotency_key.clone(),
+        idempotency_key: Some(key.clone()),
+        reply_to,
         ..SendOptions::default()
     };
     let record = client.send_secret_offer(&message, options).await?;
@@ -264,9 +302,14 @@ pub async fn send(args: SendArgs, path: &Path) -> Result<ExitCode> {
         OfferOutcome::NotOpened => ("notOpened", exit::TIMED_OUT),
         OfferOutcome::Expired(_) => ("expired", exit::CLOSED),
     };
-    crate::out!(
-        "{}",
-        serde_json::to_string_pretty(&json!({"id": record.id, "status": status}))?
-    );
+    let printed = if code == exit::TIMED_OUT {
+        eprintln!(
+            "herald: stopped waiting; the offer is still open. Resume by running the same command again with --idempotency-key {key}"
+        );
+        json!({"id": record.id, "status": status, "timedOut": true, "idempotencyKey": key})
+    } else {
+        json!({"id": record.id, "status": status})
+    };
+    crate::out!("{}", serde_json::to_string_pretty(&printed)?);
     Ok(code.into())
 }

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use herald_client::agent::{AgentClient, SendOptions, WaitOutcome};
 use herald_protocol::content::MAX_ATTACHMENTS;
 use herald_protocol::wire::MAX_EXPIRES_IN_SECS;
@@ -10,6 +10,7 @@ use herald_protocol::MessageId;
 use serde_json::json;
 
 use crate::args::{AgentArgs, AskArgs, CancelArgs, SendArgs, WaitArgs};
+use crate::out_file::OutFile;
 use crate::{config, content, exit};
 
 fn client(args: &AgentArgs) -> Result<AgentClient> {
@@ -48,8 +49,16 @@ fn print_json(value: &serde_json::Value) {
 /// `herald send`: prints `{id, revision, status, createdAt}`.
 pub async fn send(args: SendArgs) -> Result<ExitCode> {
     if let Some(path) = args.secret_file.clone() {
-        return crate::secret::send(args, &path).await;
+        return crate::secret::send(args, &path)
+            .await
+            .map_err(|e| crate::hints::agent(e, None));
     }
+    send_message(args)
+        .await
+        .map_err(|e| crate::hints::agent(e, None))
+}
+
+async fn send_message(args: SendArgs) -> Result<ExitCode> {
     let message = content::base(&args.content)?;
     if message.expects_answer() {
         anyhow::bail!("this content asks for an answer (a form, questions or actions): send it with `herald ask`");
@@ -68,6 +77,12 @@ pub async fn send(args: SendArgs) -> Result<ExitCode> {
 /// `herald ask`: sends a request and waits; prints the answer (exit 0), or the closed status
 /// (exit 2), or the id to resume with `herald wait` (exit 3).
 pub async fn ask(args: AskArgs) -> Result<ExitCode> {
+    ask_inner(args)
+        .await
+        .map_err(|e| crate::hints::agent(e, None))
+}
+
+async fn ask_inner(args: AskArgs) -> Result<ExitCode> {
     let mut message = content::base(&args.content)?;
     // Flags add to what --json gave.
     for spec in &args.actions {
@@ -107,21 +122,24 @@ pub async fn ask(args: AskArgs) -> Result<ExitCode> {
         .map(config::parse_duration)
         .transpose()?;
     let client = client(&args.agent)?;
+    // Secrets are handed over once: their file exists (O_EXCL, 0600) before anything is sent,
+    // so no other process can take the path while the request waits.
+    let out = args.out.as_deref().map(OutFile::create).transpose()?;
     crate::attach::add_image_blocks(&client, &args.content.blocks, &mut message).await?;
     let record = client.send(&message, opts).await?;
     eprintln!("herald: sent {} — waiting for an answer", record.id);
-    finish(
-        &client,
-        &record.id,
-        timeout,
-        args.out.as_deref(),
-        args.out_dir.as_deref(),
-    )
-    .await
+    finish(&client, &record.id, timeout, out, args.out_dir.as_deref()).await
 }
 
 /// `herald wait ID`: resumes waiting for a request's answer.
 pub async fn wait(args: WaitArgs) -> Result<ExitCode> {
+    let id = args.id.clone();
+    wait_inner(args)
+        .await
+        .map_err(|e| crate::hints::agent(e, Some(&id)))
+}
+
+async fn wait_inner(args: WaitArgs) -> Result<ExitCode> {
     let id = MessageId::parse(&args.id)
         .with_context(|| format!("{:?} is not a message id (msg_…)", args.id))?;
     let timeout = args
@@ -130,47 +148,89 @@ pub async fn wait(args: WaitArgs) -> Result<ExitCode> {
         .map(config::parse_duration)
         .transpose()?;
     let client = client(&args.agent)?;
-    // Secrets are handed over once: know where they go before collecting them.
     let content = client.request_content(&id).await?;
+    if !content.expects_answer() {
+        // A secret offer is resumed by sending it again under the same Idempotency-Key.
+        if client.offer_state(&id).await.is_ok() {
+            bail!(
+                "{id} is a secret offer, not a request: to keep delivering it, run the same `herald send --secret-file PATH …` again with the --idempotency-key it printed"
+            );
+        }
+        bail!("{id} is a message, not a request: there is nothing to wait for");
+    }
+    // Secrets are handed over once: know where they go, and reserve the file, before
+    // collecting them.
     crate::secret::check_out_for(&content, args.out.as_deref(), id.as_str())?;
-    let has_files = !client.file_field_ids(&id).await?.is_empty();
+    let has_files = crate::answer_files::has_file_fields(&content);
     crate::answer_files::check_out_dir(args.out_dir.as_deref(), has_files, id.as_str())?;
-    finish(
-        &client,
-        &id,
-        timeout,
-        args.out.as_deref(),
-        args.out_dir.as_deref(),
-    )
-    .await
+    let out = args.out.as_deref().map(OutFile::create).transpose()?;
+    finish(&client, &id, timeout, out, args.out_dir.as_deref()).await
 }
 
 /// `herald cancel ID`: prints `{id, status}`.
 pub async fn cancel(args: CancelArgs) -> Result<ExitCode> {
     let id = MessageId::parse(&args.id)
         .with_context(|| format!("{:?} is not a message id (msg_…)", args.id))?;
-    let record = client(&args.agent)?.cancel(&id).await?;
+    let record = client(&args.agent)?
+        .cancel(&id)
+        .await
+        .map_err(|e| crate::hints::agent(e.into(), Some(id.as_str())))?;
     print_json(&json!({"id": record.id, "status": record.status}));
     Ok(exit::OK.into())
+}
+
+/// `word` as one shell word: as is when it holds only characters no shell treats specially,
+/// else in single quotes.
+pub fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./:=@%+,".contains(c));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
 }
 
 async fn finish(
     client: &AgentClient,
     id: &MessageId,
     timeout: Option<std::time::Duration>,
-    out: Option<&std::path::Path>,
+    out: Option<OutFile>,
     out_dir: Option<&std::path::Path>,
 ) -> Result<ExitCode> {
+    // The resume hint names the same --out and --out-dir (an unwritten --out is removed).
+    let mut resume = format!("herald wait {id}");
+    if let Some(out) = &out {
+        resume.push_str(&format!(
+            " --out {}",
+            shell_word(&out.path().display().to_string())
+        ));
+    }
+    if let Some(dir) = out_dir {
+        resume.push_str(&format!(
+            " --out-dir {}",
+            shell_word(&dir.display().to_string())
+        ));
+    }
     match client.wait(id, timeout).await? {
         WaitOutcome::Answered(mut answer) => {
-            if let Some(secrets) = &answer.secrets {
-                let out = out.context("the answer has secret values but no --out was given")?;
-                crate::secret::write_secrets(client, out, secrets).await?;
-                eprintln!(
-                    "herald: wrote the secret value(s) of {} to {} (mode 0600)",
-                    secrets.ids().collect::<Vec<_>>().join(", "),
-                    out.display()
-                );
+            match (&answer.secrets, out) {
+                (Some(secrets), Some(out)) => {
+                    let path = out.path().display().to_string();
+                    crate::secret::write_secrets(client, out, secrets).await?;
+                    eprintln!(
+                        "herald: wrote the secret value(s) of {} to {path} (mode 0600)",
+                        secrets.ids().collect::<Vec<_>>().join(", "),
+                    );
+                }
+                (Some(_), None) => bail!("the answer has secret values but no --out was given"),
+                (None, Some(out)) => eprintln!(
+                    "herald: the answer holds no secret value; {} was not written",
+                    out.path().display()
+                ),
+                (None, None) => {}
             }
             // Files go to --out-dir; the printed answer lists them with their paths.
             crate::answer_files::save(client, &mut answer, out_dir).await?;
@@ -184,9 +244,7 @@ async fn finish(
         }
         WaitOutcome::TimedOut => {
             print_json(&json!({"id": id, "status": "pending", "timedOut": true}));
-            eprintln!(
-                "herald: stopped waiting; the request is still open. Resume with: herald wait {id}"
-            );
+            eprintln!("herald: stopped waiting; the request is still open. Resume with: {resume}");
             Ok(exit::TIMED_OUT.into())
         }
     }

@@ -1,7 +1,7 @@
 //! `herald inbox show`: a message as text, everything the desktop shows (blocks, form with
 //! labels, help and options, actions, answer), with agent text made inert for the terminal.
 
-use herald_client::view::{BlockKind, FieldView, MessageView};
+use herald_client::view::{BlockKind, FieldKind, FieldView, MessageKind, MessageView};
 
 use crate::out;
 use crate::terminal::{inert, line};
@@ -21,6 +21,12 @@ pub fn print_message(view: &MessageView) {
     }
     if view.requires_review {
         out!("\n⚑ The sender asks you to read all of this before answering.");
+    }
+    if view.kind == MessageKind::Secret {
+        out!(
+            "\n🔒 A secret offer: the sender hands the secret over once, to this device, into a new file. Reveal it with `herald inbox reveal {} --out PATH`.",
+            s.id
+        );
     }
     out!("\n{}", inert(&view.body_markdown, true));
     for (i, b) in view.blocks.iter().enumerate() {
@@ -44,7 +50,10 @@ pub fn print_message(view: &MessageView) {
         out!("{}", inert(&b.text, true));
     }
     if !view.attachments.is_empty() {
-        out!("\nAttachments (save with `herald inbox save-attachment ID ATTACHMENT --out PATH`):");
+        out!(
+            "\nAttachments (save with `herald inbox save-attachment {} ATTACHMENT --out PATH`):",
+            s.id
+        );
         for a in &view.attachments {
             out!(
                 "  {}  {}  ({}, {} bytes)",
@@ -56,13 +65,20 @@ pub fn print_message(view: &MessageView) {
         }
     }
     if !view.fields.is_empty() {
-        out!("\nForm (answer with `herald inbox answer ID --json '{{\"field\": value}}'`):");
+        out!(
+            "\nForm (answer with `herald inbox answer {} {}`):",
+            s.id,
+            answer_flags(&view.fields)
+        );
         for f in &view.fields {
             print_field(f);
         }
     }
     if !view.actions.is_empty() {
-        out!("\nActions (answer with `herald inbox answer ID --action ACTION`):");
+        out!(
+            "\nActions (answer with `herald inbox answer {} --action ACTION`):",
+            s.id
+        );
         for a in &view.actions {
             out!("  [{}] {}", line(&a.id), line(&a.label));
         }
@@ -89,6 +105,69 @@ pub fn print_message(view: &MessageView) {
     }
 }
 
+/// The `herald inbox answer` flags a form needs: `--json` for ordinary fields, `--secret
+/// FIELD=PATH` for secret and secret-file fields (never in arguments), `--file FIELD=PATH`
+/// for file fields.
+fn answer_flags(fields: &[FieldView]) -> String {
+    let mut flags = Vec::new();
+    if fields.iter().any(|f| {
+        !matches!(
+            f.kind,
+            FieldKind::Secret | FieldKind::SecretFile | FieldKind::File
+        )
+    }) {
+        flags.push("--json '{\"field\": value}'".to_owned());
+    }
+    for f in fields {
+        match f.kind {
+            FieldKind::Secret => flags.push(format!("--secret {}=PATH", line(&f.id))),
+            FieldKind::SecretFile | FieldKind::File => {
+                let flag = if f.kind == FieldKind::File {
+                    "--file"
+                } else {
+                    "--secret"
+                };
+                flags.push(format!("{flag} {}=PATH", line(&f.id)))
+            }
+            _ => {}
+        }
+    }
+    flags.join(" ")
+}
+
+/// A field type as `herald ask --field` spells it.
+pub fn kind_name(kind: &FieldKind) -> &'static str {
+    match kind {
+        FieldKind::Text => "text",
+        FieldKind::Textarea => "textarea",
+        FieldKind::Choice => "choice",
+        FieldKind::Multiselect => "multiselect",
+        FieldKind::Number => "number",
+        FieldKind::Integer => "integer",
+        FieldKind::Boolean => "boolean",
+        FieldKind::Date => "date",
+        FieldKind::DateTime => "date-time",
+        FieldKind::Secret => "secret",
+        FieldKind::File => "file",
+        FieldKind::SecretFile => "secret-file",
+    }
+}
+
+/// How to give a field's value from the terminal, for kinds `--json` cannot carry.
+fn field_hint(f: &FieldView) -> Option<String> {
+    let id = line(&f.id);
+    match f.kind {
+        FieldKind::Secret => Some(format!(
+            "a secret: --secret {id}=PATH reads it from a file (- for standard input), never from arguments"
+        )),
+        FieldKind::SecretFile => Some(format!(
+            "a secret file: --secret {id}=PATH sends that file, readable only by the sender"
+        )),
+        FieldKind::File => Some(format!("a file: --file {id}=PATH sends it (≤ 100 MB)")),
+        _ => None,
+    }
+}
+
 fn print_field(f: &FieldView) {
     let header = f
         .header
@@ -108,15 +187,18 @@ fn print_field(f: &FieldView) {
         format!(", {}", bounds.join(" "))
     };
     out!(
-        "  {}{}{}: {} ({:?}{bounds})",
+        "  {}{}{}: {} ({}{bounds})",
         header,
         line(&f.id),
         if f.required { "*" } else { "" },
         line(&f.label),
-        f.kind
+        kind_name(&f.kind)
     );
     if let Some(help) = &f.help {
         out!("      {}", line(help));
+    }
+    if let Some(hint) = field_hint(f) {
+        out!("      ↳ {hint}");
     }
     for o in &f.options {
         let desc = o

@@ -268,8 +268,9 @@ fn a_revoked_connection_is_refused_at_once() {
         "the revoked token no longer sends"
     );
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("unauthorized"),
-        "with the 401 code"
+        String::from_utf8_lossy(&out.stderr).contains("revoked or is unknown (401)"),
+        "with the 401 code and what it means: {}",
+        String::from_utf8_lossy(&out.stderr)
     );
 }
 

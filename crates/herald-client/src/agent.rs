@@ -174,6 +174,17 @@ impl AgentClient {
         crate::files::upload_file(&self.http, path).await
     }
 
+    /// Like [`AgentClient::upload_file`], with the attachment's name and MIME type given
+    /// (e.g. a type sniffed from the content). Errors as [`crate::files::upload_file_as`].
+    pub async fn upload_file_as(
+        &self,
+        path: &std::path::Path,
+        name: &str,
+        mime_type: &str,
+    ) -> Result<herald_protocol::content::Attachment> {
+        crate::files::upload_file_as(&self.http, path, name, mime_type).await
+    }
+
     /// Seals and posts; when the relay answers `keys_changed` (the account encryption key
     /// rotated since the keys were loaded), reloads and verifies `GET /keys` and seals again
     /// once, under the same Idempotency-Key.
@@ -287,12 +298,15 @@ impl AgentClient {
         let loaded = self.directory().await?;
         let (directory, _) = &*loaded;
         let secret = self.keys.recipient_secret();
-        let opened = match herald_crypto::open(&answer.envelope, directory, &[&secret]) {
+        // The relay's answer time, not the header's: an answer given before its device was
+        // revoked still verifies (docs/protocol.md, "Key directory").
+        let at = &answer.answered_at;
+        let opened = match herald_crypto::open_at(&answer.envelope, directory, &[&secret], at) {
             // The answering device may be newer than our directory: refresh once.
             Err(herald_crypto::Error::UnknownSender) => {
                 let keys = self.http.keys().await?;
                 let fresh = Directory::verify(&keys, &self.token.fingerprint_prefix)?;
-                herald_crypto::open(&answer.envelope, &fresh, &[&secret])?
+                herald_crypto::open_at(&answer.envelope, &fresh, &[&secret], at)?
             }
             other => other?,
         };
@@ -312,7 +326,12 @@ impl AgentClient {
             .sender_name(&header.sender)
             .unwrap_or_else(|| "a device".into());
         // The request was sealed to this connection too: open it to map questions back.
-        let question_answers = match herald_crypto::open(&record.envelope, directory, &[&secret]) {
+        let question_answers = match herald_crypto::open_at(
+            &record.envelope,
+            directory,
+            &[&secret],
+            &record.created_at,
+        ) {
             Ok((_, plain)) => serde_json::from_slice::<MessageContent>(&plain)
                 .ok()
                 .filter(|c| !c.questions.is_empty())

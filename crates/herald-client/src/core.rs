@@ -23,6 +23,7 @@ use crate::{present, sync, Error, Result};
 mod agents;
 mod answer_files;
 mod attachments;
+mod pairings;
 
 /// How to open the core.
 #[derive(Debug, Clone)]
@@ -411,6 +412,8 @@ impl Core {
             .map_err(Error::Validation)?;
         // Secret field values leave the answer here: sealed to the asking connection only,
         // never cached (secrets.rs).
+        // A rotation this device has not synced yet: learn the new key before sealing to it.
+        crate::devices::fresh_keys(&self.inner, &session).await?;
         let request = session.answer_request(&message_id, &opened, answer).await?;
         let result = session.http.answer(&message_id, &request).await;
         let record = match result {

@@ -200,25 +200,50 @@ pub(crate) async fn learn_rotation(inner: &Inner, session: &Session) -> Result<b
     Ok(true)
 }
 
-/// Called by the sync engine before it opens a page: when a record is sealed to no account
-/// key this device holds, the account key may have rotated; fetch the new bundle once.
+/// Called by the sync engine before it opens a page: when an envelope of a record (the
+/// message, or its answer) is sealed to no account key this device holds, the account key may
+/// have rotated; fetch the new bundle once. Returns whether the keys changed.
 pub(crate) async fn learn_rotation_for(
     inner: &Inner,
     session: &Session,
     records: &[MessageRecord],
-) {
+) -> bool {
     let keys = session.account_keys();
-    let unknown = records.iter().any(|r| {
-        !r.envelope
-            .recipients
-            .iter()
-            .any(|k| keys.encryption_secret(&k.key_id).is_some())
-    });
-    if unknown {
-        if let Err(e) = learn_rotation(inner, session).await {
-            tracing::warn!(code = %e.code(), "could not fetch the rotated account key");
+    let unknown = records
+        .iter()
+        .flat_map(|r| std::iter::once(&r.envelope).chain(r.answer.as_ref().map(|a| &a.envelope)))
+        .any(|envelope| {
+            !envelope
+                .recipients
+                .iter()
+                .any(|k| keys.encryption_secret(&k.key_id).is_some())
+        });
+    if !unknown {
+        return false;
+    }
+    match learn_rotation(inner, session).await {
+        Ok(changed) => changed,
+        Err(e) => {
+            tracing::debug!(code = %e.code(), "could not fetch the rotated account key");
+            false
         }
     }
+}
+
+/// The verified directory fresh from `GET /keys`, with this device's bundle brought up to the
+/// epoch it certifies first (`GET /keys/bundle`): called before sealing, so what this device
+/// seals to the current account key it can open too. Errors: `network`, crypto errors.
+pub(crate) async fn fresh_keys(
+    inner: &Inner,
+    session: &Session,
+) -> Result<herald_crypto::Directory> {
+    let directory = session.directory(true).await?;
+    let certified = directory.encryption_keys().last().map(|k| k.epoch);
+    if certified > Some(session.account_keys().current_epoch()) {
+        learn_rotation(inner, session).await?;
+        return session.directory(false).await;
+    }
+    Ok(directory)
 }
 
 impl Core {
@@ -650,13 +675,10 @@ impl Core {
                 "a device cannot revoke itself: revoke it from another device, or reset".into(),
             ));
         }
-        let directory = session.directory(true).await?;
+        // Rotate from the latest epoch: learn one this device missed first.
+        let directory = fresh_keys(&self.inner, &session).await?;
         if directory.device(&target).is_none() {
             return Err(Error::NotFound(id.to_owned()));
-        }
-        let certified = directory.encryption_keys().last().map(|k| k.epoch);
-        if certified > Some(session.account_keys().current_epoch()) {
-            learn_rotation(&self.inner, &session).await?;
         }
         let mut keys = session.account_keys();
         let epoch = keys.rotate_encryption_key();

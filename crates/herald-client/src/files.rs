@@ -248,16 +248,10 @@ async fn fetch_into<W: Write + Send + 'static>(
 /// [`Error::FileIntegrity`], `not_found` (not visible to this credential), `network`,
 /// `storage`.
 pub async fn download_file(http: &RelayHttp, attachment: &Attachment, dest: &Path) -> Result<()> {
-    if tokio::fs::symlink_metadata(dest).await.is_ok() {
-        return Err(Error::InvalidInput(format!(
-            "{} already exists; choose a new path",
-            dest.display()
-        )));
-    }
-    let dir = match dest.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let checked = dest.to_path_buf();
+    let dir = tokio::task::spawn_blocking(move || check_dest(&checked))
+        .await
+        .map_err(blocking_failed)??;
     let temp = tokio::task::spawn_blocking(move || {
         tempfile::Builder::new()
             .prefix(".herald-download-")
@@ -281,6 +275,116 @@ pub async fn download_file(http: &RelayHttp, attachment: &Attachment, dest: &Pat
             }
         })?;
         Ok(())
+    })
+    .await
+    .map_err(blocking_failed)?
+}
+
+/// The directory a new file `dest` goes into, after checking that `dest` names a file that
+/// does not exist (symlinks included) in a directory that does. Errors (`invalid_input`) name
+/// the path the caller gave, never a temporary file.
+fn check_dest(dest: &Path) -> Result<PathBuf> {
+    let text = dest.as_os_str().to_string_lossy();
+    let names_dir = text.ends_with('/') || text.ends_with(std::path::MAIN_SEPARATOR);
+    match std::fs::symlink_metadata(dest) {
+        Ok(meta) if meta.is_dir() => {
+            return Err(Error::InvalidInput(format!(
+                "{} is a directory; give the path of a new file",
+                dest.display()
+            )))
+        }
+        Ok(_) => {
+            return Err(Error::InvalidInput(format!(
+                "{} already exists; choose a new path",
+                dest.display()
+            )))
+        }
+        Err(_) if names_dir => {
+            return Err(Error::InvalidInput(format!(
+                "{} names a directory; give the path of a new file",
+                dest.display()
+            )))
+        }
+        Err(_) => {}
+    }
+    let dir = match dest.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if !dir.is_dir() {
+        return Err(Error::InvalidInput(format!(
+            "the directory {} does not exist",
+            dir.display()
+        )));
+    }
+    Ok(dir)
+}
+
+/// Downloads and decrypts an attachment into `out` (for example a file the caller created
+/// beforehand, `O_EXCL`), checking size and SHA-256 at the end, and returns `out`. On an error
+/// part of the plaintext may have been written: the caller discards `out`. Errors as
+/// [`download_file`] (without the `dest` checks).
+pub async fn download_to<W: Write + Send + 'static>(
+    http: &RelayHttp,
+    attachment: &Attachment,
+    out: W,
+) -> Result<W> {
+    fetch_into(http, attachment, out).await
+}
+
+/// Downloads and decrypts an attachment into directory `dir` (which must exist) under the
+/// first free name `candidates` yields (each a plain file name), and returns its path. The
+/// plaintext goes to a temporary file (mode 0600) in `dir`; once size and SHA-256 match it is
+/// linked under a candidate name without ever replacing a file — a name taken meanwhile (by
+/// another process saving into the same directory) moves on to the next candidate. Errors:
+/// `invalid_input` (`dir` is not a directory, or every candidate is taken), as
+/// [`download_file`] otherwise.
+pub async fn download_file_into_dir(
+    http: &RelayHttp,
+    attachment: &Attachment,
+    dir: &Path,
+    candidates: impl Iterator<Item = String> + Send + 'static,
+) -> Result<PathBuf> {
+    let in_dir = dir.to_path_buf();
+    let temp = tokio::task::spawn_blocking(move || {
+        if !in_dir.is_dir() {
+            return Err(Error::InvalidInput(format!(
+                "{} is not a directory",
+                in_dir.display()
+            )));
+        }
+        Ok(tempfile::Builder::new()
+            .prefix(".herald-download-")
+            .tempfile_in(in_dir)?)
+    })
+    .await
+    .map_err(blocking_failed)??;
+    let writer = BufWriter::with_capacity(STREAM_BUFFER, temp);
+    let writer = fetch_into(http, attachment, writer).await?;
+    let dir = dir.to_path_buf();
+    tokio::task::spawn_blocking(move || {
+        let mut temp = writer
+            .into_inner()
+            .map_err(|e| Error::Storage(format!("file: {}", e.error())))?;
+        temp.as_file().sync_all()?;
+        for name in candidates {
+            let dest = dir.join(&name);
+            match temp.persist_noclobber(&dest) {
+                Ok(_) => return Ok(dest),
+                Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => temp = e.file,
+                Err(e) => {
+                    return Err(Error::Storage(format!(
+                        "saving {}: {}",
+                        dest.display(),
+                        e.error
+                    )))
+                }
+            }
+        }
+        Err(Error::InvalidInput(format!(
+            "{}: every name for this file is taken",
+            dir.display()
+        )))
     })
     .await
     .map_err(blocking_failed)?

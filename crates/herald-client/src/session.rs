@@ -24,6 +24,9 @@ pub(crate) struct Session {
     /// The account key bundle after a rotation this session learned of (devices.rs); `None`
     /// while `state.account_keys` is the latest.
     rotated: std::sync::RwLock<Option<herald_crypto::AccountKeys>>,
+    /// Whether cached rows that did not open should be read again (sync.rs): set when the
+    /// session starts and whenever the account keys change.
+    reopen: std::sync::atomic::AtomicBool,
 }
 
 /// Decrypted parts of a cached message, as sealed in its row.
@@ -45,6 +48,7 @@ impl Session {
             safety_code,
             directory: RwLock::new(None),
             rotated: std::sync::RwLock::new(None),
+            reopen: std::sync::atomic::AtomicBool::new(true),
         })
     }
 
@@ -60,6 +64,17 @@ impl Session {
     /// Replaces the bundle after a rotation (the caller saves the device state too).
     pub fn set_account_keys(&self, keys: herald_crypto::AccountKeys) {
         *self.rotated.write().unwrap_or_else(|p| p.into_inner()) = Some(keys);
+        self.request_reopen();
+    }
+
+    /// Asks the next catch-up to read again the cached rows that did not open.
+    pub fn request_reopen(&self) {
+        self.reopen.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Whether a re-read was asked for since the last call (clears the request).
+    pub fn take_reopen(&self) -> bool {
+        self.reopen.swap(false, std::sync::atomic::Ordering::SeqCst)
     }
 
     /// The verified directory, fetching `GET /keys` when missing or when `refresh`.
@@ -102,19 +117,24 @@ impl Session {
         self.http.put_backup(&backup).await
     }
 
-    /// Verifies and opens an envelope with the account keys, refreshing the directory once
-    /// when the signer is unknown (a connection created on another device).
+    /// Verifies and opens an envelope of a record the relay stored at `stored_at` (its
+    /// `createdAt`, or `answeredAt` for an answer) with the account keys, refreshing the
+    /// directory once when the signer is unknown (a connection created on another device).
+    /// A sender revoked since still verifies for a record stored before the revocation.
     async fn open(
         &self,
         envelope: &Envelope,
+        stored_at: &str,
     ) -> Result<(EnvelopeHeader, zeroize::Zeroizing<Vec<u8>>)> {
         let secrets = self.account_secrets(envelope);
         let refs: Vec<&RecipientSecret> = secrets.iter().collect();
         let directory = self.directory(false).await?;
-        match herald_crypto::open(envelope, &directory, &refs) {
+        match herald_crypto::open_at(envelope, &directory, &refs, stored_at) {
             Err(herald_crypto::Error::UnknownSender) => {
                 let directory = self.directory(true).await?;
-                Ok(herald_crypto::open(envelope, &directory, &refs)?)
+                Ok(herald_crypto::open_at(
+                    envelope, &directory, &refs, stored_at,
+                )?)
             }
             other => Ok(other?),
         }
@@ -170,7 +190,10 @@ impl Session {
             Err(e) => row.error = Some(describe(&e)),
         }
         if let Some(answer) = &record.answer {
-            match self.open_answer(&record.id, &answer.envelope).await {
+            match self
+                .open_answer(&record.id, &answer.envelope, &answer.answered_at)
+                .await
+            {
                 Ok(content) => {
                     let json = zeroize::Zeroizing::new(
                         serde_json::to_vec(&content).map_err(|e| Error::Protocol(e.to_string()))?,
@@ -178,8 +201,9 @@ impl Session {
                     row.sealed_answer = Some(herald_crypto::seal_local(local, aad, &json));
                 }
                 Err(Error::Network(e)) => return Err(Error::Network(e)),
+                // The row keeps no answer and is read again once the keys change (sync.rs).
                 Err(e) => {
-                    tracing::warn!(message = %record.id, code = %e.code(), "answer could not be opened")
+                    tracing::debug!(message = %record.id, code = %e.code(), "answer could not be opened")
                 }
             }
         }
@@ -187,7 +211,7 @@ impl Session {
     }
 
     async fn open_message(&self, record: &MessageRecord) -> Result<(OpenedMessage, String)> {
-        let (header, plaintext) = self.open(&record.envelope).await?;
+        let (header, plaintext) = self.open(&record.envelope, &record.created_at).await?;
         if header.kind != EnvelopeKind::Message
             || header.message_id != record.id
             || header.account_id != self.state.account_id
@@ -211,8 +235,13 @@ impl Session {
         ))
     }
 
-    async fn open_answer(&self, id: &MessageId, envelope: &Envelope) -> Result<AnswerContent> {
-        let (header, plaintext) = self.open(envelope).await?;
+    async fn open_answer(
+        &self,
+        id: &MessageId,
+        envelope: &Envelope,
+        answered_at: &str,
+    ) -> Result<AnswerContent> {
+        let (header, plaintext) = self.open(envelope, answered_at).await?;
         if header.kind != EnvelopeKind::Answer || &header.message_id != id {
             return Err(Error::Protocol(
                 "answer envelope does not belong to this request".into(),
@@ -231,8 +260,19 @@ impl Session {
         answer: &AnswerContent,
     ) -> Result<Envelope> {
         // Always fresh: after a device is revoked the account key rotates, and an answer
-        // sealed to the old epoch would stay readable by the revoked device.
+        // sealed to the old epoch would stay readable by the revoked device. Callers learn a
+        // newer epoch first (devices::fresh_keys); this device never seals to an account key
+        // it cannot open itself.
         let directory = self.directory(true).await?;
+        if let Some(current) = directory.encryption_keys().last() {
+            if self
+                .account_keys()
+                .encryption_secret(&current.recipient.key_id)
+                .is_none()
+            {
+                return Err(herald_crypto::Error::UnknownEpoch(current.epoch).into());
+            }
+        }
         let asker = recipient_of(&directory, to).ok_or_else(|| {
             Error::Protocol("the asking connection is no longer certified (revoked?)".into())
         })?;

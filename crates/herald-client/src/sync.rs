@@ -29,13 +29,72 @@ async fn cursor(inner: &Inner) -> crate::Result<herald_protocol::Revision> {
     Ok(messages.min(notifications))
 }
 
-/// Fetches and stores every message after the message cursor.
+/// Fetches and stores every message after the message cursor, then reads again the cached
+/// rows that did not open when the session asked for it (see [`reopen`]).
 async fn catch_up_messages(inner: &Inner, session: &Session) -> Result<usize> {
+    let total = catch_up_pages(inner, session).await?;
+    if session.take_reopen() {
+        if let Err(e) = reopen(inner, session).await {
+            session.request_reopen();
+            return Err(e);
+        }
+    }
+    Ok(total)
+}
+
+/// At most this many unopened rows are read again per pass (newest first).
+const REOPEN_LIMIT: u32 = 200;
+
+/// Reads again, one by one (`GET /messages/{id}`), the cached rows whose message or answer
+/// did not open, and stores those that open now. Asked for when a session starts (rows cached
+/// by an older build, or before a revoked sender's certificate was served) and whenever the
+/// account keys change (an answer sealed to an epoch this device had not learned yet). A
+/// record the relay no longer has, or refuses, is skipped; only `network` fails the pass.
+async fn reopen(inner: &Inner, session: &Session) -> Result<()> {
+    let ids = inner.cache_call(|c| c.unopened(REOPEN_LIMIT)).await?;
+    for id in ids {
+        let Some(message_id) = herald_protocol::MessageId::parse(&id) else {
+            continue;
+        };
+        let record = match session.http.message(&message_id).await {
+            Ok(record) => record,
+            Err(crate::Error::Network(e)) => return Err(crate::Error::Network(e)),
+            Err(e) => {
+                tracing::debug!(message = %id, code = %e.code(), "not read again");
+                continue;
+            }
+        };
+        let row = session.process(&inner.local.key, &record).await?;
+        let owned = id.clone();
+        let before = inner.cache_call(move |c| c.get(&owned)).await?.record;
+        // Store only progress: the message opened now, or its answer did (losing nothing).
+        let lost = (before.sealed_content.is_some() && row.sealed_content.is_none())
+            || (before.sealed_answer.is_some() && row.sealed_answer.is_none());
+        let gained = (row.sealed_content.is_some() && before.sealed_content.is_none())
+            || (row.sealed_answer.is_some() && before.sealed_answer.is_none());
+        if lost || !gained {
+            continue;
+        }
+        if inner.cache_call(move |c| c.reopen_record(&row)).await? {
+            if let Ok(message) = inner.summary_of(&id).await {
+                let _ = inner.events.send(CoreEvent::MessageUpserted {
+                    message,
+                    is_new: false,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Fetches and stores every page after the message cursor.
+async fn catch_up_pages(inner: &Inner, session: &Session) -> Result<usize> {
     let mut total = 0;
     loop {
         let cursor = inner.cache_call(|c| c.cursor()).await?;
         let page = session.http.messages(cursor, DEFAULT_PAGE_LIMIT).await?;
-        // A record sealed to an account key this device lacks: the key may have rotated.
+        // A record sealed to an account key this device lacks: the key may have rotated (a
+        // change asks for the unopened rows to be read again).
         crate::devices::learn_rotation_for(inner, session, &page.records).await;
         let mut rows = Vec::with_capacity(page.records.len());
         for record in &page.records {

@@ -5,12 +5,17 @@
 //! pin, the account id is the one derived from that fingerprint, and every certificate is signed
 //! by that AIK for that account. A relay that substitutes a key is caught before anything is
 //! sealed to it (protocol-decisions.md, "Connection keys"; docs/protocol.md, "Key directory").
+//!
+//! Revoked devices and connections are kept apart with the relay's revocation time: nothing is
+//! ever sealed to them, but what they signed before that time still verifies
+//! ([`Directory::signing_key_at`]), so history stays readable after a revocation.
 
 use std::collections::BTreeSet;
 
-use herald_protocol::envelope::{b64_decode, CertificateBody, Principal};
+use chrono::{DateTime, Utc};
+use herald_protocol::envelope::{b64_decode, Certificate, CertificateBody, Principal};
 use herald_protocol::ids::{AccountId, ConnectionId, DeviceId};
-use herald_protocol::wire::KeysResponse;
+use herald_protocol::wire::{KeysResponse, RevokedCertificate};
 use subtle::ConstantTimeEq;
 
 use crate::account::{account_fingerprint, account_id_for, verify_certificate};
@@ -68,6 +73,16 @@ pub struct ConnectionInfo {
     pub created_at: String,
 }
 
+/// A revoked device or connection: its certified keys and when the relay revoked it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Revoked<T> {
+    /// What its certificate says (verified against the AIK like any other).
+    pub info: T,
+    /// The relay's revocation time, RFC 3339 as served.
+    pub revoked_at: String,
+    at: DateTime<Utc>,
+}
+
 /// An account's keys, every one verified against the pinned AIK.
 #[derive(Debug, Clone)]
 pub struct Directory {
@@ -77,6 +92,99 @@ pub struct Directory {
     encryption_keys: Vec<EncryptionKeyInfo>,
     devices: Vec<DeviceInfo>,
     connections: Vec<ConnectionInfo>,
+    revoked_devices: Vec<Revoked<DeviceInfo>>,
+    revoked_connections: Vec<Revoked<ConnectionInfo>>,
+}
+
+/// An RFC 3339 time as the relay serves it (any offset; compared as UTC).
+fn parse_time(text: &str) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(text)
+        .ok()
+        .map(|t| t.with_timezone(&Utc))
+}
+
+/// A device certificate of `account_id`, verified with the AIK.
+fn device_info(
+    cert: &Certificate,
+    identity_public: &[u8; 32],
+    account_id: &AccountId,
+) -> Result<DeviceInfo> {
+    let CertificateBody::Device {
+        account_id: of,
+        device_id,
+        name,
+        platform,
+        signing_key_id,
+        signing_key: sk,
+        encryption_key_id,
+        encryption_key,
+        created_at,
+    } = verify_certificate(cert, identity_public)?
+    else {
+        return Err(Error::Verification("expected a device certificate"));
+    };
+    if &of != account_id {
+        return Err(Error::Verification("certificate of another account"));
+    }
+    Ok(DeviceInfo {
+        id: device_id,
+        name,
+        platform,
+        signing_key: signing_key(&signing_key_id, &sk)?,
+        signing_key_id,
+        recipient: recipient(encryption_key_id, &encryption_key)?,
+        created_at,
+    })
+}
+
+/// A connection certificate of `account_id`, verified with the AIK.
+fn connection_info(
+    cert: &Certificate,
+    identity_public: &[u8; 32],
+    account_id: &AccountId,
+) -> Result<ConnectionInfo> {
+    let CertificateBody::Connection {
+        account_id: of,
+        connection_id,
+        name,
+        signing_key_id,
+        signing_key: sk,
+        encryption_key_id,
+        encryption_key,
+        created_at,
+    } = verify_certificate(cert, identity_public)?
+    else {
+        return Err(Error::Verification("expected a connection certificate"));
+    };
+    if &of != account_id {
+        return Err(Error::Verification("certificate of another account"));
+    }
+    Ok(ConnectionInfo {
+        id: connection_id,
+        name,
+        signing_key: signing_key(&signing_key_id, &sk)?,
+        signing_key_id,
+        recipient: recipient(encryption_key_id, &encryption_key)?,
+        created_at,
+    })
+}
+
+/// The revoked entries of one list, each certificate verified by `info`.
+fn revoked<T>(
+    list: &[RevokedCertificate],
+    info: impl Fn(&Certificate) -> Result<T>,
+) -> Result<Vec<Revoked<T>>> {
+    list.iter()
+        .map(|r| {
+            let at = parse_time(&r.revoked_at)
+                .ok_or(Error::Verification("revocation time is not RFC 3339"))?;
+            Ok(Revoked {
+                info: info(&r.certificate)?,
+                revoked_at: r.revoked_at.clone(),
+                at,
+            })
+        })
+        .collect()
 }
 
 fn key32(b64: &str) -> Result<[u8; 32]> {
@@ -108,9 +216,11 @@ impl Directory {
     /// Checks the statement's self-signature; that the account id is the one derived from the
     /// fingerprint and equals `keys.account_id`; that the fingerprint starts with `pin`
     /// (constant time); and that every certificate is signed by the AIK, is of the kind its
-    /// list holds, names this account, and carries key ids matching its keys. AEK epochs must
-    /// be strictly increasing and at least one must exist; device and connection ids unique.
-    /// Nothing is dropped silently: one bad certificate fails the whole response.
+    /// list holds, names this account, and carries key ids matching its keys — the revoked
+    /// devices and connections too, whose `revokedAt` must be RFC 3339. AEK epochs must be
+    /// strictly increasing and at least one must exist; device and connection ids unique
+    /// across the live and revoked lists. Nothing is dropped silently: one bad certificate
+    /// fails the whole response.
     ///
     /// Errors: [`Error::InvalidInput`] for a pin shorter than 16 or longer than 32 bytes,
     /// [`Error::PinMismatch`], [`Error::Verification`] for everything else.
@@ -177,69 +287,41 @@ impl Directory {
             return Err(Error::Verification("no account encryption key"));
         }
 
-        let mut devices = Vec::new();
+        let devices = keys
+            .devices
+            .iter()
+            .map(|c| device_info(c, &identity_public, &account_id))
+            .collect::<Result<Vec<_>>>()?;
+        let connections = keys
+            .connections
+            .iter()
+            .map(|c| connection_info(c, &identity_public, &account_id))
+            .collect::<Result<Vec<_>>>()?;
+        let revoked_devices = revoked(&keys.revoked_devices, |c| {
+            device_info(c, &identity_public, &account_id)
+        })?;
+        let revoked_connections = revoked(&keys.revoked_connections, |c| {
+            connection_info(c, &identity_public, &account_id)
+        })?;
+        // One id, one certificate: a credential is either live or revoked, never both.
         let mut seen = BTreeSet::new();
-        for cert in &keys.devices {
-            let CertificateBody::Device {
-                account_id: of,
-                device_id,
-                name,
-                platform,
-                signing_key_id,
-                signing_key: sk,
-                encryption_key_id,
-                encryption_key,
-                created_at,
-            } = verify_certificate(cert, &identity_public)?
-            else {
-                return Err(Error::Verification("expected a device certificate"));
-            };
-            if of != account_id {
-                return Err(Error::Verification("certificate of another account"));
-            }
-            if !seen.insert(device_id.to_string()) {
+        for id in devices
+            .iter()
+            .map(|d| d.id.as_str())
+            .chain(revoked_devices.iter().map(|r| r.info.id.as_str()))
+        {
+            if !seen.insert(id.to_owned()) {
                 return Err(Error::Verification("duplicate device certificate"));
             }
-            devices.push(DeviceInfo {
-                id: device_id,
-                name,
-                platform,
-                signing_key: signing_key(&signing_key_id, &sk)?,
-                signing_key_id,
-                recipient: recipient(encryption_key_id, &encryption_key)?,
-                created_at,
-            });
         }
-
-        let mut connections = Vec::new();
-        for cert in &keys.connections {
-            let CertificateBody::Connection {
-                account_id: of,
-                connection_id,
-                name,
-                signing_key_id,
-                signing_key: sk,
-                encryption_key_id,
-                encryption_key,
-                created_at,
-            } = verify_certificate(cert, &identity_public)?
-            else {
-                return Err(Error::Verification("expected a connection certificate"));
-            };
-            if of != account_id {
-                return Err(Error::Verification("certificate of another account"));
-            }
-            if !seen.insert(connection_id.to_string()) {
+        for id in connections
+            .iter()
+            .map(|c| c.id.as_str())
+            .chain(revoked_connections.iter().map(|r| r.info.id.as_str()))
+        {
+            if !seen.insert(id.to_owned()) {
                 return Err(Error::Verification("duplicate connection certificate"));
             }
-            connections.push(ConnectionInfo {
-                id: connection_id,
-                name,
-                signing_key: signing_key(&signing_key_id, &sk)?,
-                signing_key_id,
-                recipient: recipient(encryption_key_id, &encryption_key)?,
-                created_at,
-            });
         }
 
         Ok(Directory {
@@ -249,6 +331,8 @@ impl Directory {
             encryption_keys,
             devices,
             connections,
+            revoked_devices,
+            revoked_connections,
         })
     }
 
@@ -315,7 +399,57 @@ impl Directory {
         &self.devices
     }
 
-    /// The Ed25519 key certified for `principal` if its key id is `key_id`.
+    /// Revoked devices (never sealed to; what they signed before `revoked_at` verifies).
+    pub fn revoked_devices(&self) -> &[Revoked<DeviceInfo>] {
+        &self.revoked_devices
+    }
+
+    /// Revoked connections, as [`Directory::revoked_devices`].
+    pub fn revoked_connections(&self) -> &[Revoked<ConnectionInfo>] {
+        &self.revoked_connections
+    }
+
+    /// The Ed25519 key to verify what `principal` signed with `key_id` in a record the relay
+    /// stamped at `stored_at` (RFC 3339: a message's `createdAt`, an answer's `answeredAt` —
+    /// never a time the sender wrote itself).
+    ///
+    /// A live credential's key is returned whatever the time. A revoked one's only when
+    /// `stored_at` is not after its `revokedAt`: the relay refuses a revoked credential at
+    /// once, so only the ordering of its records is taken from the relay, which orders them
+    /// anyway. Errors: [`Error::UnknownSender`] (no such certified key: refresh once),
+    /// [`Error::RevokedSender`] (stored after the revocation, or `stored_at` unreadable).
+    pub fn signing_key_at(
+        &self,
+        principal: &Principal,
+        key_id: &str,
+        stored_at: &str,
+    ) -> Result<[u8; 32]> {
+        if let Some(key) = self.signing_key(principal, key_id) {
+            return Ok(key);
+        }
+        let revoked = match principal {
+            Principal::Device(id) => self
+                .revoked_devices
+                .iter()
+                .find(|r| &r.info.id == id)
+                .map(|r| (&r.info.signing_key_id, r.info.signing_key, r.at)),
+            Principal::Connection(id) => self
+                .revoked_connections
+                .iter()
+                .find(|r| &r.info.id == id)
+                .map(|r| (&r.info.signing_key_id, r.info.signing_key, r.at)),
+        };
+        match revoked {
+            Some((id, key, revoked_at)) if id == key_id => match parse_time(stored_at) {
+                Some(at) if at <= revoked_at => Ok(key),
+                _ => Err(Error::RevokedSender),
+            },
+            _ => Err(Error::UnknownSender),
+        }
+    }
+
+    /// The Ed25519 key certified for a live (not revoked) `principal` if its key id is
+    /// `key_id`.
     pub fn signing_key(&self, principal: &Principal, key_id: &str) -> Option<[u8; 32]> {
         let (id, key) = match principal {
             Principal::Device(id) => self
@@ -328,11 +462,23 @@ impl Directory {
         (id == key_id).then_some(key)
     }
 
-    /// The certified display name of `principal`.
+    /// The certified display name of `principal`, revoked or not.
     pub fn sender_name(&self, principal: &Principal) -> Option<String> {
         match principal {
-            Principal::Device(id) => self.device(id).map(|d| d.name.clone()),
-            Principal::Connection(id) => self.connection(id).map(|c| c.name.clone()),
+            Principal::Device(id) => self.device(id).map(|d| d.name.clone()).or_else(|| {
+                self.revoked_devices
+                    .iter()
+                    .find(|r| &r.info.id == id)
+                    .map(|r| r.info.name.clone())
+            }),
+            Principal::Connection(id) => {
+                self.connection(id).map(|c| c.name.clone()).or_else(|| {
+                    self.revoked_connections
+                        .iter()
+                        .find(|r| &r.info.id == id)
+                        .map(|r| r.info.name.clone())
+                })
+            }
         }
     }
 }

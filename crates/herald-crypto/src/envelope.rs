@@ -155,10 +155,45 @@ pub fn seal(params: &SealParams, plaintext: &[u8], signer: &Signer) -> Result<En
 /// verifies ([`Error::Verification`]); one of `secrets` is a recipient
 /// ([`Error::NotRecipient`]); the content key and the body decrypt ([`Error::Decryption`]).
 /// Returns the verified header and the plaintext. Never panics on input.
+///
+/// The sender must be certified now: a revoked sender fails with [`Error::UnknownSender`].
+/// For a record the relay stored (a message, an answer), use [`open_at`] with its relay time.
 pub fn open(
     envelope: &Envelope,
     directory: &Directory,
     secrets: &[&RecipientSecret],
+) -> Result<(EnvelopeHeader, Zeroizing<Vec<u8>>)> {
+    open_checked(envelope, directory, secrets, |header| {
+        directory
+            .signing_key(&header.sender, &header.signing_key_id)
+            .ok_or(Error::UnknownSender)
+    })
+}
+
+/// [`open`] for an envelope of a record the relay stamped at `stored_at` (RFC 3339: the
+/// record's `createdAt` for a message, `answeredAt` for an answer and its secret envelope;
+/// never the header's `createdAt`, which the sender wrote).
+///
+/// A sender revoked since is still accepted when `stored_at` is not after its revocation
+/// time ([`Directory::signing_key_at`]); one stored later fails with
+/// [`Error::RevokedSender`]. Every other check and error is [`open`]'s.
+pub fn open_at(
+    envelope: &Envelope,
+    directory: &Directory,
+    secrets: &[&RecipientSecret],
+    stored_at: &str,
+) -> Result<(EnvelopeHeader, Zeroizing<Vec<u8>>)> {
+    open_checked(envelope, directory, secrets, |header| {
+        directory.signing_key_at(&header.sender, &header.signing_key_id, stored_at)
+    })
+}
+
+/// The checks of [`open`], with the sender's key found by `sender_key`.
+fn open_checked(
+    envelope: &Envelope,
+    directory: &Directory,
+    secrets: &[&RecipientSecret],
+    sender_key: impl FnOnce(&EnvelopeHeader) -> Result<[u8; 32]>,
 ) -> Result<(EnvelopeHeader, Zeroizing<Vec<u8>>)> {
     if envelope.v != ENVELOPE_VERSION {
         return Err(Error::Unsupported("envelope version"));
@@ -201,9 +236,7 @@ pub fn open(
     let signature =
         b64_decode(&envelope.signature).ok_or(Error::Verification("signature encoding"))?;
 
-    let sender_key = directory
-        .signing_key(&header.sender, &header.signing_key_id)
-        .ok_or(Error::UnknownSender)?;
+    let sender_key = sender_key(&header)?;
     let parts: Vec<(&str, &[u8], &[u8])> = decoded
         .iter()
         .map(|(id, enc, ct)| (*id, &enc[..], &ct[..]))
@@ -302,6 +335,8 @@ mod tests {
             encryption_keys: vec![account.encryption_key_certificate(1, NOW).expect("epoch 1")],
             devices: vec![account.certify_device(&device_id, "d", "linux", &device.public(), NOW)],
             connections: vec![],
+            revoked_devices: vec![],
+            revoked_connections: vec![],
         };
         let directory = Directory::verify(&keys, &account.fingerprint()).expect("verifies");
         let signer = device.signer(&device_id);

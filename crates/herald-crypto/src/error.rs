@@ -29,6 +29,10 @@ pub enum Error {
     /// sender may be new: refresh `GET /keys` and retry once before treating it as forged.
     #[error("the sender's signing key is not certified by the account")]
     UnknownSender,
+    /// The envelope's sender was revoked, and the record carrying it was stored by the relay
+    /// after the revocation: only what a revoked key signed before it still verifies.
+    #[error("the sender's signing key was revoked before this was stored")]
+    RevokedSender,
     /// None of the given secrets belongs to a recipient of the envelope.
     #[error("not a recipient of this envelope")]
     NotRecipient,
@@ -58,6 +62,7 @@ impl Error {
             Error::Verification(_) => "verification_failed",
             Error::PinMismatch => "pin_mismatch",
             Error::UnknownSender => "unknown_sender",
+            Error::RevokedSender => "revoked_sender",
             Error::NotRecipient => "not_recipient",
             Error::Decryption(_) => "decryption_failed",
             Error::Checksum => "checksum_mismatch",

@@ -41,8 +41,10 @@ pub use herald_protocol::ids::{AccountId, ConnectionId, DeviceId, MessageId, Pai
 pub use account::{account_fingerprint, account_id_for, verify_certificate, AccountKeys};
 pub use connection::{ConnectionKeys, ConnectionToken};
 pub use device_bundle::{open_bundle_for_device, seal_bundle_to_device};
-pub use directory::{ConnectionInfo, DeviceInfo, Directory, EncryptionKeyInfo, MIN_PIN_LEN};
-pub use envelope::{open, seal, SealParams};
+pub use directory::{
+    ConnectionInfo, DeviceInfo, Directory, EncryptionKeyInfo, Revoked, MIN_PIN_LEN,
+};
+pub use envelope::{open, open_at, seal, SealParams};
 pub use error::{Error, Result};
 pub use files::{decrypt_file, encrypt_file, EncryptedFile, FileError, FileKey};
 pub use keys::{

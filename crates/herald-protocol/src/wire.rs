@@ -89,6 +89,25 @@ pub struct KeysResponse {
     pub devices: Vec<Certificate>,
     /// Certificates of the account's connections (not revoked).
     pub connections: Vec<Certificate>,
+    /// Certificates of the account's revoked devices, with the relay's revocation time, so
+    /// what they signed before it still verifies (docs/protocol.md, "Key directory").
+    /// Absent when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub revoked_devices: Vec<RevokedCertificate>,
+    /// Certificates of the account's revoked connections, as `revoked_devices`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub revoked_connections: Vec<RevokedCertificate>,
+}
+
+/// A revoked device's or connection's certificate in `GET /keys`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RevokedCertificate {
+    /// The certificate as it was served while the credential was valid (AIK-signed).
+    pub certificate: Certificate,
+    /// When the relay revoked it, RFC 3339 UTC with milliseconds (the relay's clock, the same
+    /// clock that stamps `createdAt` and `answeredAt`).
+    pub revoked_at: String,
 }
 
 /// `PUT /keys/backup` and `GET /keys/backup` (devices only): the account key bundle sealed

@@ -334,6 +334,20 @@ async fn revoking_a_device_rotates_the_key_atomically() {
     let k = keys(url, &phone.device_token).await;
     assert_eq!(k.encryption_keys.len(), 2, "epoch 2 is certified");
     assert_eq!(k.devices.len(), 2, "the revoked device left GET /keys");
+    assert_eq!(k.revoked_devices.len(), 1, "and is listed apart as revoked");
+    assert!(
+        matches!(
+            k.revoked_devices[0].certificate.body_unverified(),
+            Some(herald_protocol::envelope::CertificateBody::Device { device_id, .. })
+                if device_id == laptop.device_id
+        ),
+        "with its certificate"
+    );
+    assert!(
+        k.revoked_devices[0].revoked_at.ends_with('Z'),
+        "and the relay's revocation time: {}",
+        k.revoked_devices[0].revoked_at
+    );
     let b: DeviceBundleResponse = call(
         url,
         Method::GET,

@@ -126,23 +126,15 @@ pub fn safe_file_name(name: &str) -> String {
     out
 }
 
-/// `dir/name`, or `dir/stem (2).ext`, `(3)`, … when taken: the first path that does not exist
-/// (symlinks included). The download itself still never replaces a file.
-fn free_path(dir: &Path, name: &str) -> Result<PathBuf> {
-    let first = dir.join(name);
-    if std::fs::symlink_metadata(&first).is_err() {
-        return Ok(first);
-    }
+/// Names to save a file called `name` under, in order: `name`, then `stem (2).ext`,
+/// `stem (3).ext`, … up to 1000; the first one free is used (the download never replaces a
+/// file, and a name taken meanwhile moves on to the next).
+fn candidate_names(name: &str) -> impl Iterator<Item = String> + Send + 'static {
     let (stem, ext) = match name.rfind('.') {
-        Some(i) if i > 0 => (&name[..i], &name[i..]),
-        _ => (name, ""),
+        Some(i) if i > 0 => (name[..i].to_owned(), name[i..].to_owned()),
+        _ => (name.to_owned(), String::new()),
     };
-    (2..=1000)
-        .map(|n| dir.join(format!("{stem} ({n}){ext}")))
-        .find(|p| std::fs::symlink_metadata(p).is_err())
-        .ok_or_else(|| {
-            Error::InvalidInput(format!("{}: too many files named {name}", dir.display()))
-        })
+    std::iter::once(name.to_owned()).chain((2..=1000).map(move |n| format!("{stem} ({n}){ext}")))
 }
 
 impl AgentClient {
@@ -153,7 +145,8 @@ impl AgentClient {
         let loaded = self.directory().await?;
         let (directory, _) = &*loaded;
         let secret = self.keys.recipient_secret();
-        let (_, plaintext) = herald_crypto::open(&record.envelope, directory, &[&secret])?;
+        let (_, plaintext) =
+            herald_crypto::open_at(&record.envelope, directory, &[&secret], &record.created_at)?;
         serde_json::from_slice(&plaintext)
             .map_err(|e| Error::Protocol(format!("request content: {e}")))
     }
@@ -179,20 +172,16 @@ impl AgentClient {
     }
 
     /// Saves every file of `answer` in `dir` (an existing directory) under
-    /// [`safe_file_name`] of its name (` (2)`, ` (3)`, … added when taken; nothing is ever
-    /// replaced), with mode 0600, and records each path in [`ReceivedFile::path`]. Stops at
-    /// the first failure (files saved before it stay, with their paths recorded). Errors:
-    /// `invalid_input` (dir is not a directory), as [`AgentClient::download_answer_file`].
+    /// [`safe_file_name`] of its name (` (2)`, ` (3)`, … added when taken, also when another
+    /// process takes the name during the download; nothing is ever replaced), with mode 0600,
+    /// and records each path in [`ReceivedFile::path`]. Stops at the first failure (files
+    /// saved before it stay, with their paths recorded). Errors: `invalid_input` (dir is not a
+    /// directory), as [`AgentClient::download_answer_file`].
     pub async fn save_answer_files(&self, answer: &mut AnswerOutput, dir: &Path) -> Result<()> {
-        if !dir.is_dir() {
-            return Err(Error::InvalidInput(format!(
-                "{} is not a directory",
-                dir.display()
-            )));
-        }
         for file in &mut answer.files {
-            let dest = free_path(dir, &safe_file_name(&file.name))?;
-            files::download_file(&self.http, &file.attachment, &dest).await?;
+            let names = candidate_names(&safe_file_name(&file.name));
+            let dest =
+                files::download_file_into_dir(&self.http, &file.attachment, dir, names).await?;
             file.path = Some(dest);
         }
         Ok(())
@@ -222,6 +211,15 @@ mod tests {
         ] {
             assert_eq!(safe_file_name(given), want, "{given:?}");
         }
+    }
+
+    #[test]
+    fn taken_names_get_a_number_before_the_extension() {
+        let names: Vec<String> = super::candidate_names("server.log").take(3).collect();
+        assert_eq!(names, ["server.log", "server (2).log", "server (3).log"]);
+        let names: Vec<String> = super::candidate_names("README").take(2).collect();
+        assert_eq!(names, ["README", "README (2)"]);
+        assert_eq!(super::candidate_names("x").count(), 1000, "bounded");
     }
 
     #[test]

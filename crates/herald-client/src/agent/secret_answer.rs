@@ -199,6 +199,18 @@ impl AgentClient {
         crate::files::download_file(&self.http, &file.attachment, dest).await
     }
 
+    /// Downloads, decrypts and verifies a secret file into `out` (for example the 0600 file a
+    /// caller created with `O_EXCL` before collecting the secret, so it cannot be lost to a
+    /// path taken meanwhile) and returns `out`. On an error part of the plaintext may have
+    /// been written to `out`: discard it. Errors as [`AgentClient::download_secret_file`].
+    pub async fn download_secret_file_to<W: std::io::Write + Send + 'static>(
+        &self,
+        file: &SecretFile,
+        out: W,
+    ) -> Result<W> {
+        crate::files::download_to(&self.http, &file.attachment, out).await
+    }
+
     /// When `values` holds secret markers, collects and opens the secret envelope (once: a
     /// second call fails with `secret_collected`, after 15 minutes `secret_expired`).
     pub(super) async fn collect_secrets(
@@ -225,12 +237,18 @@ impl AgentClient {
         let loaded = self.directory().await?;
         let (directory, _) = &*loaded;
         let secret = self.keys.recipient_secret();
+        // Posted with the answer: the relay's answer time is its time too.
+        let at = record
+            .answer
+            .as_ref()
+            .map(|a| a.answered_at.as_str())
+            .ok_or_else(|| Error::Protocol("answered record without an answer".into()))?;
         let (header, plaintext) =
-            match herald_crypto::open(&collected.envelope, directory, &[&secret]) {
+            match herald_crypto::open_at(&collected.envelope, directory, &[&secret], at) {
                 Err(herald_crypto::Error::UnknownSender) => {
                     let keys = self.http.keys().await?;
                     let fresh = Directory::verify(&keys, &self.token.fingerprint_prefix)?;
-                    herald_crypto::open(&collected.envelope, &fresh, &[&secret])?
+                    herald_crypto::open_at(&collected.envelope, &fresh, &[&secret], at)?
                 }
                 other => other?,
             };
@@ -245,7 +263,8 @@ impl AgentClient {
         let all: Map<String, Value> = serde_json::from_slice(&plaintext)
             .map_err(|_| Error::Protocol("the secret values are not a JSON object".into()))?;
         // The request was sealed to this connection too: its form says which field is what.
-        let (_, request) = herald_crypto::open(&record.envelope, directory, &[&secret])?;
+        let (_, request) =
+            herald_crypto::open_at(&record.envelope, directory, &[&secret], &record.created_at)?;
         let content: MessageContent = serde_json::from_slice(&request)
             .map_err(|e| Error::Protocol(format!("request content: {e}")))?;
         parse_secrets(all, &content.effective_fields(), &marked).map(Some)

@@ -7,6 +7,7 @@
 
 mod migrations;
 mod notifications;
+mod reopen;
 mod rows;
 
 use std::path::Path;

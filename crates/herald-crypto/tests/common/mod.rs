@@ -57,6 +57,8 @@ impl Account {
                 &self.connection,
                 NOW,
             )],
+            revoked_devices: vec![],
+            revoked_connections: vec![],
         }
     }
 

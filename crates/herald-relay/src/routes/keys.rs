@@ -1,11 +1,12 @@
 //! `GET /keys` (device or connection): what a sender needs to seal to the account and what a
-//! receiver needs to verify senders. Revoked connections are left out.
+//! receiver needs to verify senders. Revoked devices and connections are listed apart, with
+//! their revocation time.
 //! `PUT /keys/backup` and `GET /keys/backup` (devices only): the recovery backup.
 
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
-use herald_protocol::wire::{KeysResponse, RecoveryBackup};
+use herald_protocol::wire::{KeysResponse, RecoveryBackup, RevokedCertificate};
 
 use super::JsonBody;
 
@@ -26,7 +27,25 @@ pub(super) async fn get(
         encryption_keys: keys.encryption_keys,
         devices: keys.devices,
         connections: keys.connections,
+        revoked_devices: revoked(keys.revoked_devices),
+        revoked_connections: revoked(keys.revoked_connections),
     }))
+}
+
+/// Revoked certificates in wire form: readers still verify what they signed before
+/// `revokedAt` (the relay only vouches for ordering, which it controls anyway).
+fn revoked(
+    list: Vec<(
+        herald_protocol::envelope::Certificate,
+        chrono::DateTime<chrono::Utc>,
+    )>,
+) -> Vec<RevokedCertificate> {
+    list.into_iter()
+        .map(|(certificate, at)| RevokedCertificate {
+            certificate,
+            revoked_at: crate::clock::format_time(at),
+        })
+        .collect()
 }
 
 /// `PUT /keys/backup`: stores (replaces) the bundle sealed to the recovery key. The relay

@@ -204,6 +204,10 @@ pub struct AccountKeys {
     pub devices: Vec<Certificate>,
     /// Non-revoked connections only.
     pub connections: Vec<Certificate>,
+    /// Revoked devices: certificate and revocation time, oldest revocation first.
+    pub revoked_devices: Vec<(Certificate, DateTime<Utc>)>,
+    /// Revoked connections, as `revoked_devices`.
+    pub revoked_connections: Vec<(Certificate, DateTime<Utc>)>,
 }
 
 /// A validated message to store.

@@ -21,6 +21,7 @@ mod idempotency;
 mod messages;
 mod notifications;
 mod pairings;
+mod revoked;
 mod secret_files;
 mod secrets;
 
@@ -249,6 +250,8 @@ impl Store for SqliteStore {
                 encryption_keys: encryption_keys::list(c, account)?,
                 devices: devices::certificates(c, account)?,
                 connections: connections::active_certificates(c, account)?,
+                revoked_devices: revoked::devices(c, account)?,
+                revoked_connections: revoked::connections(c, account)?,
             })
         })
     }

@@ -1,0 +1,81 @@
+//! What to do next, added to errors that otherwise read as a bare relay code (docs/cli.md,
+//! "Exit codes"): a device whose session the relay refuses (revoked, or its account was
+//! reset), an agent whose connection token the relay refuses, and a message another
+//! connection cannot see.
+
+use herald_protocol::ErrorCode;
+
+/// The stable code of the herald-client error inside `e` (`unauthorized`, `not_found`…), if
+/// it holds one.
+pub fn code(e: &anyhow::Error) -> Option<String> {
+    e.chain()
+        .find_map(|c| c.downcast_ref::<herald_client::Error>())
+        .map(herald_client::Error::code)
+}
+
+/// Whether `e` holds a herald-client error with `code`.
+pub fn is(e: &anyhow::Error, code: ErrorCode) -> bool {
+    self::code(e).as_deref() == Some(code.as_str())
+}
+
+/// The hint for a device the relay no longer accepts.
+pub const SIGNED_OUT: &str = "this device is signed out (401 unauthorized): it was revoked, or its account was reset. Sign this machine in again with `herald device unlock --relay URL` (recovery key) or `herald device pair --relay URL` (approved from another device)";
+
+/// For device commands (`device`, `whoami`, `connection`, `inbox`, `agent-key`,
+/// `connector`, `notifications`): a 401 from the relay says the device is signed out and how
+/// to sign in again.
+pub fn device(
+    result: anyhow::Result<std::process::ExitCode>,
+) -> anyhow::Result<std::process::ExitCode> {
+    result.map_err(|e| {
+        if is(&e, ErrorCode::Unauthorized) {
+            anyhow::anyhow!(SIGNED_OUT)
+        } else {
+            e
+        }
+    })
+}
+
+/// For agent commands (`send`, `ask`, `wait`, `cancel`): a 401 says the connection token is
+/// revoked or unknown; a `not_found` for message `id` says this connection cannot see it.
+pub fn agent(e: anyhow::Error, id: Option<&str>) -> anyhow::Error {
+    if is(&e, ErrorCode::Unauthorized) {
+        return anyhow::anyhow!(
+            "this connection token was revoked or is unknown (401): create a new connection (`herald connection create --name NAME` on a device) and use its token"
+        );
+    }
+    match id {
+        Some(id) if is(&e, ErrorCode::NotFound) => anyhow::anyhow!(
+            "not found: no message {id} visible to this connection (it sends and reads only its own requests)"
+        ),
+        _ if is(&e, ErrorCode::SecretCollected) => e.context(
+            "the secret values of this answer were collected already (by an earlier `herald ask` or `herald wait`): they are handed over once",
+        ),
+        _ => e,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn relay(code: ErrorCode) -> anyhow::Error {
+        anyhow::Error::new(herald_client::Error::Relay {
+            status: code.status(),
+            body: herald_protocol::ErrorBody::new(code),
+        })
+        .context("outer context")
+    }
+
+    #[test]
+    fn codes_are_found_through_context() {
+        assert!(is(&relay(ErrorCode::Unauthorized), ErrorCode::Unauthorized));
+        assert!(!is(&anyhow::anyhow!("plain"), ErrorCode::Unauthorized));
+        let e = agent(relay(ErrorCode::NotFound), Some("msg_x"));
+        assert!(e.to_string().contains("no message msg_x visible"), "{e}");
+        let e = agent(relay(ErrorCode::Unauthorized), None);
+        assert!(e.to_string().contains("revoked or is unknown (401)"), "{e}");
+        let e = device(Err(relay(ErrorCode::Unauthorized))).unwrap_err();
+        assert!(e.to_string().contains("herald device unlock"), "{e}");
+    }
+}
