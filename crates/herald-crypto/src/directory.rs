@@ -123,16 +123,21 @@ fn device_info(
     else {
         return Err(Error::Verification("expected a device certificate"));
     };
-    if &of != account_id {
-        return Err(Error::Verification("certificate of another account"));
-    }
+    let keys = member_keys(
+        &of,
+        account_id,
+        signing_key_id,
+        &sk,
+        encryption_key_id,
+        &encryption_key,
+    )?;
     Ok(DeviceInfo {
         id: device_id,
         name,
         platform,
-        signing_key: signing_key(&signing_key_id, &sk)?,
-        signing_key_id,
-        recipient: recipient(encryption_key_id, &encryption_key)?,
+        signing_key_id: keys.signing_key_id,
+        signing_key: keys.signing_key,
+        recipient: keys.recipient,
         created_at,
     })
 }
@@ -156,16 +161,52 @@ fn connection_info(
     else {
         return Err(Error::Verification("expected a connection certificate"));
     };
-    if &of != account_id {
-        return Err(Error::Verification("certificate of another account"));
-    }
+    let keys = member_keys(
+        &of,
+        account_id,
+        signing_key_id,
+        &sk,
+        encryption_key_id,
+        &encryption_key,
+    )?;
     Ok(ConnectionInfo {
         id: connection_id,
         name,
-        signing_key: signing_key(&signing_key_id, &sk)?,
-        signing_key_id,
-        recipient: recipient(encryption_key_id, &encryption_key)?,
+        signing_key_id: keys.signing_key_id,
+        signing_key: keys.signing_key,
+        recipient: keys.recipient,
         created_at,
+    })
+}
+
+/// The keys a device or connection certificate carries, decoded and checked.
+struct MemberKeys {
+    signing_key_id: String,
+    signing_key: [u8; 32],
+    recipient: Recipient,
+}
+
+/// Checks that a certificate names `account_id` (`of` is the account it names), then decodes
+/// its Ed25519 signing key and X25519 encryption key, each against its key id.
+///
+/// # Errors
+/// [`Error::Verification`] for another account's certificate; the errors of [`signing_key`]
+/// and [`recipient`] for a key that is not base64url of 32 bytes or does not match its id.
+fn member_keys(
+    of: &AccountId,
+    account_id: &AccountId,
+    signing_key_id: String,
+    sk: &str,
+    encryption_key_id: String,
+    encryption_key: &str,
+) -> Result<MemberKeys> {
+    if of != account_id {
+        return Err(Error::Verification("certificate of another account"));
+    }
+    Ok(MemberKeys {
+        signing_key: signing_key(&signing_key_id, sk)?,
+        signing_key_id,
+        recipient: recipient(encryption_key_id, encryption_key)?,
     })
 }
 

@@ -309,27 +309,7 @@ pub(super) fn check_envelope(
 
 /// `after` and `limit` of `GET /messages`.
 fn page_query(raw: Option<&str>) -> Result<(Revision, u32), ApiError> {
-    let mut after = Revision(0);
-    let mut limit = DEFAULT_PAGE_LIMIT;
-    for pair in raw.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
-        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-        match name {
-            "after" => {
-                after = Revision(value.parse().map_err(|_| {
-                    ApiError::invalid("after", "after must be a revision (a whole number ≥ 0).")
-                })?)
-            }
-            "limit" => {
-                limit = value
-                    .parse()
-                    .ok()
-                    .filter(|l| (1..=MAX_PAGE_LIMIT).contains(l))
-                    .ok_or_else(|| ApiError::invalid("limit", "limit must be 1 to 500."))?
-            }
-            _ => {}
-        }
-    }
-    Ok((after, limit))
+    super::paging::page_query(raw, DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT)
 }
 
 pub(super) async fn list(

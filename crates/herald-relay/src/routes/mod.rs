@@ -11,6 +11,7 @@ mod epoch;
 mod files;
 mod keys;
 mod messages;
+mod paging;
 mod pairings;
 mod secrets;
 

@@ -52,27 +52,7 @@ fn nudge(state: &AppState, account: &AccountId, revision: Revision) {
 
 /// `after` and `limit` of `GET /notifications`.
 fn page_query(raw: Option<&str>) -> Result<(Revision, u32), ApiError> {
-    let mut after = Revision(0);
-    let mut limit = DEFAULT_NOTIFICATION_PAGE;
-    for pair in raw.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
-        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-        match name {
-            "after" => {
-                after = Revision(value.parse().map_err(|_| {
-                    ApiError::invalid("after", "after must be a revision (a whole number ≥ 0).")
-                })?)
-            }
-            "limit" => {
-                limit = value
-                    .parse()
-                    .ok()
-                    .filter(|l| (1..=MAX_NOTIFICATION_PAGE).contains(l))
-                    .ok_or_else(|| ApiError::invalid("limit", "limit must be 1 to 500."))?
-            }
-            _ => {}
-        }
-    }
-    Ok((after, limit))
+    super::super::paging::page_query(raw, DEFAULT_NOTIFICATION_PAGE, MAX_NOTIFICATION_PAGE)
 }
 
 pub(super) async fn feed(
