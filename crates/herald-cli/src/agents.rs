@@ -1,7 +1,7 @@
 //! The agent side from a headless device (docs/agents.md, docs/cli.md): agent keys
 //! (`herald agent-key create|list|revoke`), connectors approved by their user code
 //! (`herald connector approve|deny|list|revoke`), and the notifications agents sent
-//! (`herald notifications list`). Keys are printed once, on stdout only.
+//! (`herald notifications list|reply|quiet-hours`). Keys are printed once, on stdout only.
 
 use std::process::ExitCode;
 
@@ -98,6 +98,45 @@ pub enum NotificationsCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Send the one typed reply (1–4,000 characters) to a notification that expects one.
+    /// The text comes from --text, --text-file, or else stdin.
+    Reply {
+        #[command(flatten)]
+        dir: DataDirArgs,
+        /// The notification's id (see `herald notifications list`).
+        id: String,
+        /// The reply text.
+        #[arg(long, conflicts_with = "text_file")]
+        text: Option<String>,
+        /// Read the reply text from this file (UTF-8).
+        #[arg(long)]
+        text_file: Option<std::path::PathBuf>,
+    },
+    /// Show the account's quiet hours, or change them with --enable or --disable.
+    QuietHours(QuietHoursArgs),
+}
+
+/// `herald notifications quiet-hours`: no flag shows them; `--enable` (with any of `--start`,
+/// `--end`, `--timezone`; the rest keep their values) or `--disable` changes them.
+#[derive(Args)]
+pub struct QuietHoursArgs {
+    #[command(flatten)]
+    pub dir: DataDirArgs,
+    /// Turn quiet hours on.
+    #[arg(long, conflicts_with = "disable")]
+    pub enable: bool,
+    /// Turn quiet hours off (the times are kept).
+    #[arg(long)]
+    pub disable: bool,
+    /// Start, `HH:MM` (24-hour, local time of the time zone).
+    #[arg(long, requires = "enable")]
+    pub start: Option<String>,
+    /// End, `HH:MM`; before the start means over midnight.
+    #[arg(long, requires = "enable")]
+    pub end: Option<String>,
+    /// IANA time zone, e.g. `Europe/Paris`.
+    #[arg(long, requires = "enable")]
+    pub timezone: Option<String>,
 }
 
 /// `herald agent-key …`.
@@ -182,6 +221,7 @@ pub async fn notifications(args: NotificationsArgs) -> Result<ExitCode> {
                 return Ok(exit::OK.into());
             }
             eprintln!("Notifications are not end-to-end encrypted: the relay saw them in transit.");
+            let mut any = false;
             for n in list {
                 let mut flags = Vec::new();
                 if n.suppressed {
@@ -193,8 +233,9 @@ pub async fn notifications(args: NotificationsArgs) -> Result<ExitCode> {
                 if n.replied_at.is_some() {
                     flags.push("replied");
                 }
+                any = true;
                 crate::out!(
-                    "{}  {}  {}: {}{}",
+                    "{}  {}  {}: {}{}  (not end-to-end encrypted)",
                     n.id,
                     n.received_at,
                     line(&n.source_name),
@@ -206,7 +247,78 @@ pub async fn notifications(args: NotificationsArgs) -> Result<ExitCode> {
                     }
                 );
             }
+            if !any {
+                eprintln!("No notifications.");
+            }
         }
+        NotificationsCommand::Reply {
+            dir,
+            id,
+            text,
+            text_file,
+        } => {
+            let text = reply_text(text, text_file)?;
+            let core = ready(&dir)?;
+            let n = core.reply_notification(&id, &text).await?;
+            eprintln!(
+                "Reply sent to {:?} (not end-to-end encrypted).",
+                line(&n.title)
+            );
+        }
+        NotificationsCommand::QuietHours(args) => quiet_hours(args).await?,
     }
     Ok(exit::OK.into())
+}
+
+/// The reply text from `--text`, `--text-file`, or stdin; one trailing newline is dropped.
+fn reply_text(text: Option<String>, file: Option<std::path::PathBuf>) -> Result<String> {
+    use anyhow::Context;
+    use std::io::Read;
+    let mut text = match (text, file) {
+        (Some(t), _) => t,
+        (None, Some(path)) => std::fs::read_to_string(&path)
+            .with_context(|| format!("reading the reply from {}", path.display()))?,
+        (None, None) => {
+            let mut t = String::new();
+            std::io::stdin()
+                .read_to_string(&mut t)
+                .context("reading the reply from stdin")?;
+            t
+        }
+    };
+    if text.ends_with('\n') {
+        text.pop();
+        if text.ends_with('\r') {
+            text.pop();
+        }
+    }
+    Ok(text)
+}
+
+/// `herald notifications quiet-hours …`: shows, or changes then shows, the settings.
+async fn quiet_hours(args: QuietHoursArgs) -> Result<()> {
+    let core = ready(&args.dir)?;
+    let mut settings = core.quiet_hours().await?;
+    if args.enable || args.disable {
+        settings.enabled = args.enable;
+        if let Some(start) = args.start {
+            settings.start = start;
+        }
+        if let Some(end) = args.end {
+            settings.end = end;
+        }
+        if let Some(timezone) = args.timezone {
+            settings.timezone = timezone;
+        }
+        settings = core.set_quiet_hours(settings).await?;
+    }
+    crate::out!(
+        "Quiet hours {}: {}–{} {}{}",
+        if settings.enabled { "on" } else { "off" },
+        settings.start,
+        settings.end,
+        line(&settings.timezone),
+        if settings.active { " (active now)" } else { "" }
+    );
+    Ok(())
 }

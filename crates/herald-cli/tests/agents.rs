@@ -127,3 +127,115 @@ fn agent_keys_connectors_and_notifications_from_the_command_line() {
     ok_stdout(herald(home).args(["agent-key", "revoke", &key_id]));
     assert_eq!(get(&format!("{url}/v1/status"), &key), 401, "revoked key");
 }
+
+fn get_json(url: &str, key: &str) -> Value {
+    http(async {
+        reqwest::Client::new()
+            .get(url)
+            .bearer_auth(key)
+            .send()
+            .await
+            .expect("relay answers")
+            .json()
+            .await
+            .expect("JSON")
+    })
+}
+
+/// A headless device answers a notification (text from --text or stdin), every listed line
+/// says it is not end-to-end encrypted, and quiet hours are shown and changed.
+#[test]
+fn notifications_are_answered_and_quiet_hours_set_from_the_command_line() {
+    let s = setup();
+    let home = s.home.path();
+    let url = &s.relay.url;
+    let key = ok_stdout(herald(home).args(["agent-key", "create", "--name", "bot"]));
+    let key = key.trim().to_owned();
+    for (id, title) in [("ask-a", "Deploy?"), ("ask-b", "Merge?")] {
+        let (status, _) = post_json(
+            &format!("{url}/v1/notify"),
+            &key,
+            json!({"title": title, "notificationId": id, "expectReply": true}),
+        );
+        assert_eq!(status, 201);
+    }
+    let shown = ok_stdout(herald(home).args(["notifications", "list"]));
+    let lines: Vec<&str> = shown.lines().collect();
+    assert_eq!(lines.len(), 2, "{shown}");
+    for l in &lines {
+        assert!(l.ends_with("(not end-to-end encrypted)"), "{l}");
+    }
+    let list: Value = serde_json::from_str(&ok_stdout(herald(home).args([
+        "notifications",
+        "list",
+        "--json",
+    ])))
+    .expect("JSON");
+    let relay_id = |agent_id: &str| -> String {
+        list.as_array()
+            .expect("a list")
+            .iter()
+            .find(|n| n["notificationId"] == agent_id)
+            .and_then(|n| n["id"].as_str())
+            .expect("listed")
+            .to_owned()
+    };
+    ok_stdout(herald(home).args([
+        "notifications",
+        "reply",
+        &relay_id("ask-a"),
+        "--text",
+        "Ship it",
+    ]));
+    let mut by_stdin = herald(home);
+    by_stdin
+        .args(["notifications", "reply", &relay_id("ask-b")])
+        .stdin(std::process::Stdio::piped());
+    let mut child = by_stdin.spawn().expect("spawn");
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin.write_all(b"Not yet\n").expect("write");
+    }
+    let out = child.wait_with_output().expect("herald runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for (id, text) in [("ask-a", "Ship it"), ("ask-b", "Not yet")] {
+        let r = get_json(&format!("{url}/v1/replies/{id}"), &key);
+        assert_eq!(
+            (r["replied"].clone(), r["text"].clone()),
+            (json!(true), json!(text))
+        );
+    }
+
+    let shown = ok_stdout(herald(home).args(["notifications", "quiet-hours"]));
+    assert!(shown.starts_with("Quiet hours off"), "{shown}");
+    let set = ok_stdout(herald(home).args([
+        "notifications",
+        "quiet-hours",
+        "--enable",
+        "--start",
+        "21:30",
+        "--end",
+        "06:45",
+        "--timezone",
+        "Europe/Paris",
+    ]));
+    assert!(
+        set.starts_with("Quiet hours on: 21:30–06:45 Europe/Paris"),
+        "{set}"
+    );
+    let off = ok_stdout(herald(home).args(["notifications", "quiet-hours", "--disable"]));
+    assert!(off.starts_with("Quiet hours off: 21:30–06:45"), "{off}");
+    let bad = run(herald(home).args([
+        "notifications",
+        "quiet-hours",
+        "--enable",
+        "--start",
+        "25:00",
+    ]));
+    assert!(!bad.status.success(), "an invalid time fails");
+}

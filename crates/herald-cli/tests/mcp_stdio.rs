@@ -417,3 +417,32 @@ fn refusals_are_tool_errors_with_the_error_body() {
     refused(&result, "relay_unreachable");
     mcp.close();
 }
+
+/// A line that is not JSON gets -32700 and an array -32600, both with `"id": null`
+/// (JSON-RPC 2.0 §5); the server keeps serving.
+#[test]
+fn garbage_and_batches_get_jsonrpc_errors_with_a_null_id() {
+    let s = setup();
+    let mut mcp = Mcp::start(&s);
+    initialize(&mut mcp);
+    for (line, code) in [
+        ("{\"jsonrpc\":\"2.0\",\"id\":7,".to_owned(), -32700),
+        (
+            json!([{"jsonrpc": "2.0", "id": 8, "method": "ping"}]).to_string(),
+            -32600,
+        ),
+    ] {
+        writeln!(mcp.stdin, "{line}").expect("write");
+        mcp.stdin.flush().expect("flush");
+        let frame = mcp.frames.recv_timeout(HANG).expect("an answer");
+        assert!(
+            frame.starts_with(r#"{"jsonrpc":"2.0","id":null,"error":"#),
+            "{frame}"
+        );
+        let v: Value = serde_json::from_str(&frame).expect("JSON");
+        assert_eq!(v["error"]["code"], json!(code), "{line}");
+    }
+    let pong = mcp.request("ping", json!({}));
+    assert_eq!(pong["result"], json!({}), "still serving");
+    mcp.close();
+}

@@ -287,6 +287,10 @@ pub struct Receipt {
 pub struct ReplyResult {
     pub notification_id: String,
     pub replied: bool,
+    /// `Some(false)` only for a notification sent without `expectReply`: no reply can come, so
+    /// the relay answers at once whatever `wait` says (no waiting, no poll seconds spent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect_reply: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timed_out: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -831,3 +831,52 @@ async fn agent_keys_are_listed_and_revoked_at_once() {
     }
     relay.shutdown().await;
 }
+
+/// A notification sent without expectReply can get no reply: `?wait=N` answers at once with
+/// `replied: false, expectReply: false` (no `timedOut`) and spends no poll seconds.
+#[tokio::test]
+async fn waiting_on_a_notification_without_expect_reply_answers_at_once() {
+    let relay = AgentRelay::start(AgentLimits {
+        requests_per_day: 100,
+        poll_seconds_per_day: 0,
+    })
+    .await;
+    let url = &relay.url;
+    let account = fixtures::create_account(url).await;
+    let key = agent_key(url, &account.device_token, "bot").await.key;
+    notify_ok(url, &key, json!({"title": "FYI", "notificationId": "fyi"})).await;
+    notify_ok(
+        url,
+        &key,
+        json!({"title": "Deploy?", "notificationId": "ask", "expectReply": true}),
+    )
+    .await;
+    let r = json_of(
+        call(
+            url,
+            Method::GET,
+            "/v1/replies/fyi?wait=60",
+            Some(&key),
+            None,
+        )
+        .await,
+        200,
+        "no reply can come: at once, with no poll seconds left",
+    )
+    .await;
+    assert_eq!(
+        r,
+        json!({"notificationId": "fyi", "replied": false, "expectReply": false, "suppressed": false})
+    );
+    // A notification that does expect a reply still needs poll seconds to wait.
+    let resp = call(
+        url,
+        Method::GET,
+        "/v1/replies/ask?wait=60",
+        Some(&key),
+        None,
+    )
+    .await;
+    assert_eq!(resp.status().as_u16(), 429);
+    relay.shutdown().await;
+}

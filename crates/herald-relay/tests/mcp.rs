@@ -1077,3 +1077,138 @@ async fn a_connector_token_from_the_device_flow_works_and_a_revoked_key_gets_401
         );
     }
 }
+
+/// Key order is kept: the envelope reads jsonrpc, id, result|error; a tool's text is the
+/// route's JSON byte for byte; /mcp's own 401 body is the route's `{error, message, fields}`.
+#[tokio::test]
+async fn json_key_order_is_the_routes_and_the_envelopes() {
+    let (relay, _account, key) = setup().await;
+    let url = &relay.url;
+    let call = rpc(
+        9,
+        "tools/call",
+        json!({"name": "herald_status", "arguments": {}}),
+    );
+    let a = post(url, &key, &[], &call).await;
+    assert!(
+        a.text.starts_with(r#"{"jsonrpc":"2.0","id":9,"result":"#),
+        "{}",
+        a.text
+    );
+    let direct = common::call(url, Method::GET, "/v1/status", Some(&key), None)
+        .await
+        .text()
+        .await
+        .expect("text");
+    assert!(direct.starts_with(r#"{"online":"#), "{direct}");
+    assert_eq!(a.json()["result"]["content"][0]["text"], json!(direct));
+
+    let bad = rpc(10, "tools/call", json!({"name": "nope", "arguments": {}}));
+    let a = post(url, &key, &[], &bad).await;
+    assert!(
+        a.text
+            .starts_with(r#"{"jsonrpc":"2.0","id":10,"error":{"code":"#),
+        "{}",
+        a.text
+    );
+
+    let a = post(url, "hrk_not_a_real_key", &[], &call).await;
+    assert_eq!(a.status, StatusCode::UNAUTHORIZED);
+    assert!(a.text.starts_with(r#"{"error":"#), "{}", a.text);
+    let message = a.text.find(r#""message":"#).expect("message");
+    let fields = a.text.find(r#""fields":"#).expect("fields");
+    assert!(message < fields, "{}", a.text);
+}
+
+/// `WWW-Authenticate` of /mcp's 401 from the Host header or the public URL.
+async fn challenge(url: &str, host: Option<&str>) -> String {
+    let call = rpc(1, "ping", json!({}));
+    let mut headers = vec![];
+    if let Some(h) = host {
+        headers.push(("Host", h.to_owned()));
+    }
+    let a = post(url, "hrk_not_a_real_key", &headers, &call).await;
+    assert_eq!(a.status, StatusCode::UNAUTHORIZED);
+    a.headers["www-authenticate"]
+        .to_str()
+        .expect("ASCII")
+        .to_owned()
+}
+
+/// The metadata's `resource` for a request with this Host header.
+async fn metadata_resource(url: &str, host: Option<&str>) -> String {
+    let mut req = common::client().get(format!("{url}/.well-known/oauth-protected-resource"));
+    if let Some(h) = host {
+        req = req.header("Host", h);
+    }
+    let v: Value = req
+        .send()
+        .await
+        .expect("answers")
+        .json()
+        .await
+        .expect("JSON");
+    v["resource"].as_str().expect("resource").to_owned()
+}
+
+/// An invalid Host never reaches `WWW-Authenticate`; the 401 and the metadata name the same
+/// base (the documented `http://localhost` fallback, or the normalized public URL with its
+/// path prefix).
+#[tokio::test]
+async fn the_challenge_and_the_metadata_share_one_base() {
+    let relay = AgentRelay::start(AgentLimits::default()).await;
+    let url = &relay.url;
+    let bad = r#"a", error="x"#;
+    let header = challenge(url, Some(bad)).await;
+    assert_eq!(
+        header,
+        r#"Bearer resource_metadata="http://localhost/.well-known/oauth-protected-resource", error="invalid_token""#
+    );
+    assert_eq!(
+        metadata_resource(url, Some(bad)).await,
+        "http://localhost/mcp"
+    );
+    let good = "Relay.Example:8080";
+    assert!(challenge(url, Some(good)).await.starts_with(
+        r#"Bearer resource_metadata="http://relay.example:8080/.well-known/oauth-protected-resource""#
+    ));
+    assert_eq!(
+        metadata_resource(url, Some(good)).await,
+        "http://relay.example:8080/mcp"
+    );
+    relay.shutdown().await;
+
+    let public = "https://Relay.Example:443/herald/".to_owned();
+    let relay = AgentRelay::start_with(AgentLimits::default(), Some(public)).await;
+    assert!(challenge(&relay.url, None).await.starts_with(
+        r#"Bearer resource_metadata="https://relay.example/herald/.well-known/oauth-protected-resource""#
+    ));
+    assert_eq!(
+        metadata_resource(&relay.url, None).await,
+        "https://relay.example/herald/mcp"
+    );
+    relay.shutdown().await;
+}
+
+/// No token sent (an empty `Bearer`, another scheme) gets no `error="invalid_token"`.
+#[tokio::test]
+async fn invalid_token_only_when_a_token_was_sent() {
+    let relay = AgentRelay::start(AgentLimits::default()).await;
+    let body = rpc(1, "ping", json!({})).to_string();
+    for (authorization, rejected) in [
+        ("Bearer", false),
+        ("Basic dXNlcjpwYXNz", false),
+        ("Bearer hrk_unknown", true),
+    ] {
+        let headers = [("Authorization", authorization.to_owned())];
+        let a = send(&relay.url, Method::POST, None, &headers, &body).await;
+        assert_eq!(a.status, StatusCode::UNAUTHORIZED, "{authorization}");
+        let challenge = a.headers["www-authenticate"].to_str().expect("ASCII");
+        assert_eq!(
+            challenge.contains(r#"error="invalid_token""#),
+            rejected,
+            "{authorization}: {challenge}"
+        );
+    }
+    relay.shutdown().await;
+}

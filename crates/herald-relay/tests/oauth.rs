@@ -383,3 +383,55 @@ async fn denied_expired_and_malformed_flows() {
     );
     relay.shutdown().await;
 }
+
+/// `client_name` over 100 characters or with control / bidi characters, and any repeated
+/// parameter, are `invalid_request` (RFC 6749 §3.1); a 100-character name is accepted.
+#[tokio::test]
+async fn client_names_and_repeated_parameters_are_checked() {
+    let relay = AgentRelay::start(AgentLimits::default()).await;
+    let url = &relay.url;
+    let long = "n".repeat(101);
+    for (name, why) in [
+        (long.as_str(), "101 characters"),
+        ("evil\u{202E}txt.exe", "U+202E"),
+        ("bell\u{7}", "a control character"),
+    ] {
+        let resp = form(
+            url,
+            "/oauth/device_authorization",
+            &[("client_id", CLIENT_ID), ("client_name", name)],
+        )
+        .await;
+        oauth_error(resp, ErrorCode::InvalidRequest, why).await;
+    }
+    let ok = "n".repeat(100);
+    let resp = form(
+        url,
+        "/oauth/device_authorization",
+        &[("client_id", CLIENT_ID), ("client_name", &ok)],
+    )
+    .await;
+    assert_eq!(resp.status().as_u16(), 200, "a 100-character name");
+
+    let resp = form(
+        url,
+        "/oauth/device_authorization",
+        &[("client_id", "a"), ("client_id", "b")],
+    )
+    .await;
+    oauth_error(resp, ErrorCode::InvalidRequest, "client_id twice").await;
+    let flow = start_device_flow(url).await;
+    let resp = form(
+        url,
+        "/oauth/token",
+        &[
+            ("grant_type", DEVICE_CODE_GRANT_TYPE),
+            ("grant_type", DEVICE_CODE_GRANT_TYPE),
+            ("device_code", &flow.device_code),
+            ("client_id", CLIENT_ID),
+        ],
+    )
+    .await;
+    oauth_error(resp, ErrorCode::InvalidRequest, "grant_type twice").await;
+    relay.shutdown().await;
+}

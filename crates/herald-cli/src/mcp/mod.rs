@@ -3,14 +3,17 @@
 //! (`--relay`/HERALD_URL, HERALD_TOKEN or a 0600 token file), so everything it sends is
 //! end-to-end encrypted and every answer is verified here.
 //!
-//! Standard output carries MCP frames only (newline-delimited JSON-RPC, written by rmcp);
+//! Standard output carries MCP frames only (newline-delimited JSON-RPC, written by rmcp, plus
+//! the `"id": null` errors `frames` gives a line that is not JSON or is an array);
 //! logs go to standard error (HERALD_LOG, default `warn`). The token never appears in tool
 //! arguments, results or logs; secret and file fields are never asked or collected.
 //!
 //! Layout: `input` (argument shapes and schemas), `tools` (the calls), `output` (result
-//! shapes), `errors` (refusals as tool results), `server` (the rmcp handler).
+//! shapes), `errors` (refusals as tool results), `server` (the rmcp handler), `frames` (the
+//! stdin screen in front of rmcp).
 
 mod errors;
+mod frames;
 mod input;
 mod output;
 mod server;
@@ -36,12 +39,17 @@ pub async fn serve(args: McpArgs) -> Result<ExitCode> {
         config::token(&args.agent)?,
     )?;
     let handler = server::HeraldMcp::new(tools::Tools::new(client));
+    let (transport, writer) = frames::pipes(tokio::io::stdin(), tokio::io::stdout());
     let running = handler
-        .serve(rmcp::transport::stdio_pipes())
+        .serve(transport)
         .await
         .context("MCP handshake failed")?;
     tracing::info!("herald mcp: serving on stdio");
     let reason = running.waiting().await.context("MCP server stopped")?;
     tracing::info!(?reason, "herald mcp: stdin closed");
+    writer
+        .await
+        .context("MCP output task")?
+        .context("writing to stdout")?;
     Ok(exit::OK.into())
 }

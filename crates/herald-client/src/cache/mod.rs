@@ -168,6 +168,7 @@ impl Cache {
 }
 
 fn open_writer(path: &Path) -> Result<Connection> {
+    private_file(path)?;
     let mut c = Connection::open(path)?;
     c.busy_timeout(std::time::Duration::from_secs(5))?;
     c.pragma_update(None, "journal_mode", "WAL")?;
@@ -180,6 +181,26 @@ fn open_writer(path: &Path) -> Result<Connection> {
     }
     migrations::apply(&mut c)?;
     Ok(c)
+}
+
+/// Creates the database file readable by its owner only (0600), or narrows an existing one to
+/// that, before SQLite opens it: the cache holds sealed content but also metadata (who, when).
+/// SQLite gives the `-wal` and `-shm` files the database file's permissions.
+#[cfg(unix)]
+fn private_file(path: &Path) -> Result<()> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(path)?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn private_file(_path: &Path) -> Result<()> {
+    Ok(())
 }
 
 #[cfg(test)]

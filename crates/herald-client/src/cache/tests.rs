@@ -154,3 +154,27 @@ fn corrupt_cache_is_rebuilt() {
         "the bad file is kept for inspection"
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn the_cache_files_are_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let mode =
+        |p: &std::path::Path| std::fs::metadata(p).expect("exists").permissions().mode() & 0o777;
+    let dir = tempfile::tempdir().expect("dir");
+    let path = dir.path().join(CACHE_FILE);
+    let cache = Cache::open(dir.path()).expect("open");
+    cache
+        .store_page(&[record("m1", 1, MessageStatus::Pending)], Revision(1))
+        .expect("a write makes the WAL");
+    assert_eq!(mode(&path), 0o600, "cache.db");
+    let wal = dir.path().join(format!("{CACHE_FILE}-wal"));
+    if wal.exists() {
+        assert_eq!(mode(&wal), 0o600, "the WAL");
+    }
+    drop(cache);
+    // An older cache created world-readable is narrowed when opened.
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    let _cache = Cache::open(dir.path()).expect("reopen");
+    assert_eq!(mode(&path), 0o600, "narrowed on open");
+}

@@ -126,14 +126,12 @@ pub fn failure(kind: Option<ClientKind>, id: &RequestId, error: &RpcError) -> Re
     }
 }
 
-/// The result of a tool call from its route's answer: the JSON as the text of one content
-/// block and as `structuredContent`, plus `isError: true` when the route refused the call.
-pub fn tool_result(answer_ok: bool, body: &Value) -> Value {
+/// The result of a tool call from its route's answer: the route's JSON text exactly as sent
+/// (`raw`, key order kept) as the text of one content block, the parsed `body` as
+/// `structuredContent`, plus `isError: true` when the route refused the call.
+pub fn tool_result(answer_ok: bool, body: &Value, raw: &str) -> Value {
     let mut result = Map::new();
-    result.insert(
-        "content".into(),
-        json!([{ "type": "text", "text": body.to_string() }]),
-    );
+    result.insert("content".into(), json!([{ "type": "text", "text": raw }]));
     result.insert("structuredContent".into(), body.clone());
     if !answer_ok {
         result.insert("isError".into(), json!(true));
@@ -190,10 +188,13 @@ mod tests {
 
     #[test]
     fn tool_results_mirror_the_route() {
-        let ok = tool_result(true, &json!({"online": true}));
-        assert_eq!(ok["content"][0]["text"], r#"{"online":true}"#);
+        let ok = tool_result(true, &json!({"online": true}), r#"{"online": true}"#);
+        assert_eq!(ok["content"][0]["text"], r#"{"online": true}"#);
         assert_eq!(ok["structuredContent"], json!({"online": true}));
         assert!(ok.get("isError").is_none());
-        assert_eq!(tool_result(false, &json!({"error": "x"}))["isError"], true);
+        assert_eq!(
+            tool_result(false, &json!({"error": "x"}), r#"{"error":"x"}"#)["isError"],
+            true
+        );
     }
 }

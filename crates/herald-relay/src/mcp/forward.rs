@@ -26,11 +26,13 @@ pub enum ForwardError {
     NotJson(StatusCode),
 }
 
-/// A route's answer: its status and its JSON body.
+/// A route's answer: its status, its JSON body, and that body's text exactly as the route
+/// sent it (key order kept; tool results and refusals pass this text on unchanged).
 #[derive(Debug, Clone)]
 pub struct Answer {
     pub status: StatusCode,
     pub body: Value,
+    pub raw: String,
 }
 
 /// Makes `request` against `api` as the caller of `caller` (whose headers are copied).
@@ -63,7 +65,9 @@ pub async fn call(
         .await
         .map_err(|e| ForwardError::Read(e.to_string()))?;
     let body = serde_json::from_slice(&bytes).map_err(|_| ForwardError::NotJson(status))?;
-    Ok(Answer { status, body })
+    // Valid JSON is valid UTF-8.
+    let raw = String::from_utf8(bytes.to_vec()).map_err(|_| ForwardError::NotJson(status))?;
+    Ok(Answer { status, body, raw })
 }
 
 /// The status check (`GET /v1/status`) that authenticates, and is charged for, every MCP

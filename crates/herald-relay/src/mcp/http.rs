@@ -8,17 +8,16 @@
 
 use axum::body::{to_bytes, Body};
 use axum::extract::State;
-use axum::http::header::{ALLOW, AUTHORIZATION, WWW_AUTHENTICATE};
+use axum::http::header::{ALLOW, AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::Json;
 use herald_protocol::ErrorCode;
 use serde_json::Value;
 
 use super::dispatch::{self, Plan, Reply};
 use super::forward::{self, Answer};
 use super::jsonrpc::{self, RpcError, INVALID_REQUEST, SERVER_ERROR};
-use super::origin::{origin_allowed, relay_origin};
+use super::origin::{origin_allowed, public_base};
 use super::Mcp;
 use crate::error::ApiError;
 
@@ -50,7 +49,7 @@ pub(super) async fn post(State(mcp): State<Mcp>, headers: HeaderMap, body: Body)
         if let Some(refusal) = credential_refusal(&mcp, &headers, &answer) {
             return refusal;
         }
-        let result = dispatch::tool_result(answer.status.is_success(), &answer.body);
+        let result = dispatch::tool_result(answer.status.is_success(), &answer.body, &answer.raw);
         return reply(dispatch::success(*kind, id, result));
     }
     if let Some(refusal) = status_check(&mcp, &headers).await {
@@ -82,7 +81,7 @@ pub(super) async fn not_allowed(State(mcp): State<Mcp>, headers: HeaderMap) -> R
             "Method not allowed: POST one JSON-RPC message; the relay offers no event stream.",
         ),
     );
-    let mut response = (StatusCode::METHOD_NOT_ALLOWED, Json(body)).into_response();
+    let mut response = json_text(StatusCode::METHOD_NOT_ALLOWED, jsonrpc::encode(&body));
     response
         .headers_mut()
         .insert(ALLOW, HeaderValue::from_static("POST"));
@@ -108,20 +107,20 @@ async fn status_check(mcp: &Mcp, headers: &HeaderMap) -> Option<Response> {
 }
 
 /// A 401 or 403 from a route, answered as the route's body. A 401 carries
-/// `WWW-Authenticate: Bearer resource_metadata="<origin>/.well-known/oauth-protected-resource"`,
-/// plus `error="invalid_token"` when the request sent a credential; a 403 carries none.
+/// `WWW-Authenticate: Bearer resource_metadata="<base>/.well-known/oauth-protected-resource"`
+/// (`<base>` from [`public_base`], the same as the metadata's),
+/// plus `error="invalid_token"` when the request sent a bearer token ([`bearer_token_sent`]);
+/// a 403 carries none.
 fn credential_refusal(mcp: &Mcp, headers: &HeaderMap, answer: &Answer) -> Option<Response> {
     match answer.status {
         StatusCode::UNAUTHORIZED => {
-            let origin = relay_origin(mcp.state.config(), headers);
-            let mut challenge = format!(
-                "Bearer resource_metadata=\"{origin}/.well-known/oauth-protected-resource\""
-            );
-            if headers.contains_key(AUTHORIZATION) {
+            let base = public_base(mcp.state.config(), headers);
+            let mut challenge =
+                format!("Bearer resource_metadata=\"{base}/.well-known/oauth-protected-resource\"");
+            if bearer_token_sent(headers) {
                 challenge.push_str(", error=\"invalid_token\"");
             }
-            let mut response =
-                (StatusCode::UNAUTHORIZED, Json(answer.body.clone())).into_response();
+            let mut response = json_text(StatusCode::UNAUTHORIZED, answer.raw.clone());
             match HeaderValue::from_str(&challenge) {
                 Ok(value) => {
                     response.headers_mut().insert(WWW_AUTHENTICATE, value);
@@ -134,11 +133,24 @@ fn credential_refusal(mcp: &Mcp, headers: &HeaderMap, answer: &Answer) -> Option
             }
             Some(response)
         }
-        StatusCode::FORBIDDEN => {
-            Some((StatusCode::FORBIDDEN, Json(answer.body.clone())).into_response())
-        }
+        StatusCode::FORBIDDEN => Some(json_text(StatusCode::FORBIDDEN, answer.raw.clone())),
         _ => None,
     }
+}
+
+/// True when the request sent a token: an `Authorization` header of the `Bearer` scheme (any
+/// case) with a non-empty token. No header, an empty `Bearer`, or another scheme sent none.
+fn bearer_token_sent(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(AUTHORIZATION)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|v| match v.trim().split_once(' ') {
+            Some((scheme, token)) => {
+                scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty()
+            }
+            None => false,
+        })
 }
 
 fn foreign_origin() -> Response {
@@ -152,14 +164,41 @@ fn foreign_origin() -> Response {
 fn reply(reply: Reply) -> Response {
     match reply {
         Reply::Accepted => StatusCode::ACCEPTED.into_response(),
-        Reply::Json { status, body } => (status, Json(body)).into_response(),
+        Reply::Json { status, body } => json_text(status, jsonrpc::encode(&body)),
     }
+}
+
+/// A JSON body written as the given text (key order kept).
+fn json_text(status: StatusCode, text: String) -> Response {
+    (
+        status,
+        [(CONTENT_TYPE, HeaderValue::from_static("application/json"))],
+        text,
+    )
+        .into_response()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn only_a_nonempty_bearer_token_counts_as_sent() {
+        for (value, want) in [
+            ("Bearer hrk_x", true),
+            ("bearer hrk_x", true),
+            ("Bearer", false),
+            ("Bearer ", false),
+            ("Basic dXNlcjpwYXNz", false),
+            ("hrk_x", false),
+        ] {
+            let mut h = HeaderMap::new();
+            h.insert(AUTHORIZATION, HeaderValue::from_static(value));
+            assert_eq!(bearer_token_sent(&h), want, "{value}");
+        }
+        assert!(!bearer_token_sent(&HeaderMap::new()));
+    }
 
     #[test]
     fn the_405_body_is_a_jsonrpc_error() {

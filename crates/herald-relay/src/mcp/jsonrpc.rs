@@ -141,6 +141,38 @@ pub fn error(id: &RequestId, error: &RpcError) -> Value {
     json!({ "jsonrpc": "2.0", "id": id, "error": error.to_value() })
 }
 
+/// The text of one reply with the envelope's keys in JSON-RPC order: `jsonrpc`, `id`, then
+/// `result` or `error` (whose own keys read `code`, `message`, `data`), then anything else.
+/// Values inside `result` are written as they are (a tool's text is the route's JSON string).
+pub fn encode(body: &Value) -> String {
+    let Some(object) = body.as_object() else {
+        return body.to_string();
+    };
+    ordered(
+        object,
+        &["jsonrpc", "id", "result", "error"],
+        |key, v| match (key, v.as_object()) {
+            ("error", Some(e)) => ordered(e, &["code", "message", "data"], |_, v| v.to_string()),
+            _ => v.to_string(),
+        },
+    )
+}
+
+/// Writes `object` with `first` keys in that order, then the rest; `value` renders each value.
+fn ordered(
+    object: &Map<String, Value>,
+    first: &[&str],
+    value: impl Fn(&str, &Value) -> String,
+) -> String {
+    let known = first.iter().filter_map(|k| object.get_key_value(*k));
+    let rest = object.iter().filter(|(k, _)| !first.contains(&k.as_str()));
+    let parts: Vec<String> = known
+        .chain(rest)
+        .map(|(k, v)| format!("{}:{}", Value::from(k.as_str()), value(k, v)))
+        .collect();
+    format!("{{{}}}", parts.join(","))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,6 +210,20 @@ mod tests {
             };
             assert_eq!(&got, want, "body {body}");
         }
+    }
+
+    #[test]
+    fn envelopes_keep_jsonrpc_order() {
+        let ok = encode(&result(&json!(1), json!({"b": 1, "a": "x"})));
+        assert_eq!(ok, r#"{"jsonrpc":"2.0","id":1,"result":{"a":"x","b":1}}"#);
+        let err = error(
+            &Value::Null,
+            &RpcError::new(PARSE_ERROR, "p").with_data(json!({"z": 0})),
+        );
+        assert_eq!(
+            encode(&err),
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"p","data":{"z":0}}}"#
+        );
     }
 
     #[test]

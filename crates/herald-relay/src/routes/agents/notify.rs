@@ -215,7 +215,8 @@ pub(super) fn reply_result(row: &NotificationRow, timed_out: bool) -> ReplyResul
     ReplyResult {
         notification_id: row.notification_id.clone(),
         replied: row.replied_at.is_some(),
-        timed_out: (row.replied_at.is_none() && timed_out).then_some(true),
+        expect_reply: (!row.expect_reply).then_some(false),
+        timed_out: (row.replied_at.is_none() && row.expect_reply && timed_out).then_some(true),
         text: row.reply_text.clone(),
         transcript: None,
         audio_url: None,
@@ -236,7 +237,8 @@ pub(super) async fn replies(
     // Subscribe before the first read, so a reply between the two still wakes the wait.
     let mut changes = state.hub().subscribe(&auth.account);
     let row = live(&state, &auth, id.clone()).await?;
-    if row.replied_at.is_some() || wait == 0 {
+    // No reply can come to a notification sent without expectReply: answer at once.
+    if row.replied_at.is_some() || wait == 0 || !row.expect_reply {
         return Ok(Json(reply_result(&row, true)));
     }
     let budgets = &state.agents().budgets;

@@ -2,8 +2,9 @@
 //! token, and the metadata documents that lead an MCP client to it (RFC 9728, RFC 8414).
 //! No credential is needed on these routes.
 //!
-//! The origin in the metadata is the relay's `--public-url` when set (behind a proxy or TLS
-//! terminator), else `http://` + the request's `Host`.
+//! The base URL in the metadata is the relay's normalized `--public-url` when set (behind a
+//! proxy or TLS terminator), else `http://` + the request's valid `Host`, else
+//! `http://localhost` (`crate::mcp::origin`).
 //!
 //! Flow: the connector posts `client_id` to `/oauth/device_authorization` and gets a
 //! `device_code` (secret, 32 random bytes, stored hashed) and a `user_code` (8 letters,
@@ -24,8 +25,8 @@ use axum::{Form, Json};
 use herald_protocol::agents::{
     format_user_code, AuthorizationServerMetadata, DeviceAuthorizationResponse,
     ProtectedResourceMetadata, TokenResponse, CONNECTOR_SCOPE, CONNECTOR_TOKEN_PREFIX,
-    DEVICE_CODE_EXPIRES_IN_SECS, DEVICE_CODE_GRANT_TYPE, POLL_INTERVAL_SECS, USER_CODE_ALPHABET,
-    USER_CODE_LEN,
+    DEVICE_CODE_EXPIRES_IN_SECS, DEVICE_CODE_GRANT_TYPE, MAX_CREDENTIAL_NAME_CHARS,
+    POLL_INTERVAL_SECS, USER_CODE_ALPHABET, USER_CODE_LEN,
 };
 use herald_protocol::ErrorCode;
 use ring::rand::SecureRandom;
@@ -36,26 +37,15 @@ use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::agents::{AgentError, NewDeviceGrant, PollOutcome};
 
-/// Longest accepted `client_id` and `client_name`.
+/// Longest accepted `client_id`.
 const MAX_CLIENT_FIELD_CHARS: usize = 200;
 /// Draws of a user code before giving up (a collision among live codes is ~1e-10).
 const USER_CODE_ATTEMPTS: usize = 4;
 
-/// The relay's origin as clients reach it.
+/// The relay's public base URL as clients reach it (one computation with `/mcp`'s 401:
+/// [`crate::mcp::origin::public_base`]).
 pub(crate) fn origin(state: &AppState, headers: &HeaderMap) -> String {
-    if let Some(url) = &state.config().public_url {
-        return url.trim_end_matches('/').to_owned();
-    }
-    let host = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .filter(|h| {
-            !h.is_empty()
-                && h.bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b".-:[]".contains(&b))
-        })
-        .unwrap_or("localhost");
-    format!("http://{host}")
+    crate::mcp::origin::public_base(state.config(), headers)
 }
 
 pub(super) async fn protected_resource(
@@ -155,19 +145,57 @@ fn no_store(response: &mut Response) {
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
 }
 
-type Params = Result<Form<HashMap<String, String>>, FormRejection>;
+type Params = Result<Form<Vec<(String, String)>>, FormRejection>;
 
+/// The form's parameters by name. A body that is not a form, or a parameter sent more than
+/// once, is `invalid_request` (RFC 6749 §3.1: parameters must not be included more than once).
 fn params(form: Params) -> Result<HashMap<String, String>, OAuthRefusal> {
-    form.map(|Form(p)| p).map_err(|_| {
+    let Form(pairs) = form.map_err(|_| {
         oauth_error(
             ErrorCode::InvalidRequest,
             Some("The body must be application/x-www-form-urlencoded."),
             None,
         )
-    })
+    })?;
+    let mut map = HashMap::with_capacity(pairs.len());
+    for (name, value) in pairs {
+        if map.insert(name, value).is_some() {
+            return Err(oauth_error(
+                ErrorCode::InvalidRequest,
+                Some("A parameter may be sent only once."),
+                None,
+            ));
+        }
+    }
+    Ok(map)
 }
 
-/// A client field of at most 200 characters without control characters.
+/// Bidirectional formatting characters (Unicode UAX #9), refused in a client name so it cannot
+/// reorder the text around it where a person reads it.
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `client_name`: at most [`MAX_CREDENTIAL_NAME_CHARS`] characters (the limit of a
+/// connector's name), no control or bidirectional formatting characters.
+fn client_name(p: &HashMap<String, String>) -> Result<Option<String>, OAuthRefusal> {
+    match p.get("client_name").map(|v| v.trim()) {
+        None | Some("") => Ok(None),
+        Some(v)
+            if v.chars().count() <= MAX_CREDENTIAL_NAME_CHARS
+                && !v.chars().any(|c| c.is_control() || is_bidi_control(c)) =>
+        {
+            Ok(Some(v.to_owned()))
+        }
+        Some(_) => Err(oauth_error(
+            ErrorCode::InvalidRequest,
+            Some("client_name has at most 100 characters and no control or bidirectional formatting characters."),
+            Some("client_name"),
+        )),
+    }
+}
+
+/// `client_id`: at most 200 characters without control characters.
 fn client_field(
     p: &HashMap<String, String>,
     name: &'static str,
@@ -215,7 +243,7 @@ pub(super) async fn device_authorization(
             Some("client_id"),
         )
     })?;
-    let client_name = client_field(&p, "client_name")?;
+    let client_name = client_name(&p)?;
     let now = state.now();
     if !state.agents().device_authorizations.spend(now) {
         return Err(ApiError::new(ErrorCode::RateLimited).into());

@@ -1,0 +1,129 @@
+//! Screens the stdin lines of `herald mcp` before rmcp reads them. rmcp skips a line it cannot
+//! parse without answering; JSON-RPC 2.0 §5 wants an answer with `"id": null`. So a line that
+//! is not JSON gets `-32700 Parse error`, a JSON array (a batch, which MCP does not use) gets
+//! `-32600 Invalid Request`, and every other line goes on to rmcp unchanged. A blank line is
+//! dropped. Local answers and rmcp's frames reach stdout through one writer, a whole line at a
+//! time, so they never interleave.
+
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+
+/// Parse error (JSON-RPC 2.0).
+const PARSE_ERROR: i64 = -32700;
+/// Invalid Request (JSON-RPC 2.0).
+const INVALID_REQUEST: i64 = -32600;
+/// Bytes of one pipe between the screen and rmcp.
+const PIPE_BYTES: usize = 64 * 1024;
+
+/// The local answer a stdin line gets, or `None` when rmcp should read it.
+pub fn screen(line: &[u8]) -> Option<String> {
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return None;
+    }
+    let (code, message) = match serde_json::from_slice::<Value>(line) {
+        Err(_) => (PARSE_ERROR, "Parse error: the line is not valid JSON."),
+        Ok(Value::Array(_)) => (
+            INVALID_REQUEST,
+            "Invalid Request: send one JSON-RPC message per line; batches are not supported.",
+        ),
+        Ok(_) => return None,
+    };
+    let error = json!({"code": code, "message": message});
+    // Written by hand so the keys read jsonrpc, id, error.
+    Some(format!(r#"{{"jsonrpc":"2.0","id":null,"error":{error}}}"#))
+}
+
+/// The pipes rmcp serves on: `(reader, writer)`. Tasks copy `input` through [`screen`] into the
+/// reader, and the writer's lines plus the local answers to `output`. The returned handle
+/// finishes once `input` is closed and rmcp has dropped its writer, with everything flushed.
+pub fn pipes<I, O>(
+    input: I,
+    output: O,
+) -> (
+    (tokio::io::DuplexStream, tokio::io::DuplexStream),
+    tokio::task::JoinHandle<std::io::Result<()>>,
+)
+where
+    I: AsyncRead + Unpin + Send + 'static,
+    O: AsyncWrite + Unpin + Send + 'static,
+{
+    let (rmcp_in, mut feed) = tokio::io::duplex(PIPE_BYTES);
+    let (rmcp_out, from_rmcp) = tokio::io::duplex(PIPE_BYTES);
+    let (answers, mut local) = mpsc::unbounded_channel::<String>();
+    tokio::spawn(async move {
+        let mut input = BufReader::new(input);
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            match input.read_until(b'\n', &mut line).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            match screen(&line) {
+                Some(answer) => {
+                    if answers.send(answer).is_err() {
+                        break;
+                    }
+                }
+                None => {
+                    if feed.write_all(&line).await.is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+        // Dropping `feed` is rmcp's end of input.
+    });
+    let writer = tokio::spawn(async move {
+        let mut output = output;
+        let mut from_rmcp = BufReader::new(from_rmcp);
+        let mut line = Vec::new();
+        let (mut rmcp_open, mut local_open) = (true, true);
+        while rmcp_open || local_open {
+            tokio::select! {
+                read = from_rmcp.read_until(b'\n', &mut line), if rmcp_open => {
+                    if read.unwrap_or(0) == 0 {
+                        rmcp_open = false;
+                    } else {
+                        output.write_all(&line).await?;
+                        output.flush().await?;
+                    }
+                    line.clear();
+                }
+                answer = local.recv(), if local_open => match answer {
+                    Some(answer) => {
+                        output.write_all(answer.as_bytes()).await?;
+                        output.write_all(b"\n").await?;
+                        output.flush().await?;
+                    }
+                    None => local_open = false,
+                },
+            }
+        }
+        Ok(())
+    });
+    ((rmcp_in, rmcp_out), writer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_garbage_and_batches_are_answered_here() {
+        let parse = screen(b"{not json\n").expect("answered");
+        assert!(
+            parse.starts_with(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700"#),
+            "{parse}"
+        );
+        let batch = screen(br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#).expect("answered");
+        let v: Value = serde_json::from_str(&batch).expect("JSON");
+        assert_eq!(
+            (v["id"].clone(), v["error"]["code"].clone()),
+            (Value::Null, json!(-32600))
+        );
+        assert_eq!(screen(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#), None);
+        assert_eq!(screen(b"  \r\n"), None);
+    }
+}
