@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing the Herald desktop app needs on Debian 12 (bookworm):
 # the Tauri/WebKitGTK build packages, the end-to-end test packages (Xvfb, a private D-Bus,
-# WebKitWebDriver, ImageMagick, python3-gi for the test notification server, gnome-keyring for
+# WebKitWebDriver, ImageMagick, python3-gi for the test notification server, python3-venv for the MCP SDK test, gnome-keyring for
 # the OS-keychain test), the npm
 # dependencies of ui/ and tests/e2e/, and tauri-driver.
 #
@@ -23,6 +23,7 @@ BUILD_PACKAGES=(
 TEST_PACKAGES=(
   xvfb xauth webkit2gtk-driver dbus-x11 dbus-daemon imagemagick python3-gi gnome-keyring
   speech-dispatcher speech-dispatcher-espeak-ng espeak-ng
+  python3-venv
 )
 TAURI_DRIVER_VERSION="2.1.0"
 
