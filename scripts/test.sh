@@ -6,6 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
+# A one-off build gains nothing from incremental caches, and they double target/'s size.
+export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
 
 step() { printf '\n==> %s\n' "$*"; }
 
@@ -28,6 +30,7 @@ keyring_home=$(mktemp -d)
 XDG_DATA_HOME="$keyring_home" HERALD_TEST_KEYCHAIN=1 \
   dbus-run-session -- scripts/with-keyring.sh cargo test --workspace
 rm -rf "$keyring_home"
+df -h . | tail -n1 | awk '{print "disk: " $4 " free after the Rust tests"}'
 
 step "TypeScript bindings are current"
 if ! git diff --exit-code -- ui/src/lib/bindings; then

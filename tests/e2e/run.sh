@@ -26,7 +26,8 @@ if [ "${HERALD_E2E_SKIP_BUILD:-0}" != "1" ]; then
   if [ ! -d "$ROOT/ui/node_modules" ]; then (cd "$ROOT/ui" && npm ci --no-audit --no-fund); fi
   (cd "$ROOT/ui" && npm run build)
   echo "e2e: building herald-desktop, herald and herald-relay"
-  (cd "$ROOT" && cargo build -p herald-desktop -p herald-cli -p herald-relay)
+  # The same build command as tests/mcp/run.sh, so the two share one set of artifacts.
+  (cd "$ROOT" && cargo build --workspace --bins)
 fi
 if [ ! -d "$E2E/node_modules" ]; then (cd "$E2E" && npm ci --no-audit --no-fund); fi
 

@@ -2,8 +2,8 @@
 # The official Python MCP SDK (PyPI `mcp`, pinned in requirements.txt) against a running
 # herald-relay binary, in its legacy, 2026-07-28 and auto modes (tests/mcp/sdk_client.py).
 #
-# Makes a venv under target/ (rebuilt when requirements.txt changes), builds herald-relay and
-# herald, starts the relay on 127.0.0.1 with a port the OS picks, creates an account with
+# Makes a venv under target/ (rebuilt when requirements.txt changes), builds the workspace's
+# binaries, starts the relay on 127.0.0.1 with a port the OS picks, creates an account with
 # `herald device init` and an agent key with `herald agent-key create` (the device API), then
 # runs the script. The key goes to the script in a 0600 file, never on a command line.
 # Everything it starts is stopped and its temp dir removed on exit.
@@ -22,7 +22,8 @@ if [ ! -x "$venv/bin/python" ] || [ "$(cat "$venv/.requirements.sha256" 2>/dev/n
   echo "$want" >"$venv/.requirements.sha256"
 fi
 
-cargo build --quiet -p herald-relay --bin herald-relay -p herald-cli --bin herald
+# The same build command as tests/e2e/run.sh, so the two share one set of artifacts.
+cargo build --quiet --workspace --bins
 
 work=$(mktemp -d)
 relay_pid=
