@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing the Herald desktop app needs on Debian 12 (bookworm):
 # the Tauri/WebKitGTK build packages, the end-to-end test packages (Xvfb, a private D-Bus,
-# WebKitWebDriver, ImageMagick, python3-gi for the test notification server, python3-venv for the MCP SDK test, gnome-keyring for
+# WebKitWebDriver, ImageMagick, python3-gi for the test notification server, python3-venv for the MCP SDK and schemathesis tests, gnome-keyring for
 # the OS-keychain test), the npm
 # dependencies of ui/ and tests/e2e/, and tauri-driver.
 #

@@ -46,6 +46,9 @@ fi
 step "MCP: the official Python SDK against the relay's POST /mcp and against herald mcp (stdio)"
 bash tests/mcp/run.sh
 
+step "OpenAPI: schemathesis against a live relay"
+bash tests/openapi/run.sh
+
 step "UI checks and tests"
 (cd ui && npm run check && npm test)
 

@@ -22,12 +22,11 @@ mod speech;
 use tauri::Manager;
 
 fn main() {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    // RUST_LOG, under the guard that keeps dependencies' content-carrying levels off
+    // (html5ever's text nodes, tungstenite's Authorization header, the words `tts` speaks).
+    herald_log::init(
+        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+    );
 
     let builder = tauri::Builder::default();
     let config = shell::ShellConfig::from_env();

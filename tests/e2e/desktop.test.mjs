@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { after, before, test } from "node:test";
@@ -14,16 +14,34 @@ import { fileURLToPath } from "node:url";
 
 import { Builder, By, Key, until } from "selenium-webdriver";
 
+import { CLICK_CANDIDATES, corpus, INSPECT, INSTALL_HOOK, problems, startListener, VISIBLE_IN_MESSAGE, VISIBLE_IN_REQUEST } from "./hostile.mjs";
+import { localKeysUnder, LogDir, scanLogs, Secrets } from "./logs.mjs";
 import { NotificationServer, press, shown as shownNotifications, wasClosed } from "./notifications.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const APP = join(ROOT, "target/debug/herald-desktop");
+/** Starts APP with RUST_LOG and its stderr in the log dir (when in-session.sh set one). */
+const APP_LOGGED = join(ROOT, "tests/e2e/app-logged.sh");
 const HERALD = join(ROOT, "target/debug/herald");
 const RELAY = join(ROOT, "target/debug/herald-relay");
 const ARTIFACTS = join(ROOT, "test-artifacts");
 const WEBDRIVER_URL = process.env.HERALD_E2E_WEBDRIVER ?? "http://127.0.0.1:4444/";
 const DATA_DIR = process.env.HERALD_DATA_DIR;
 const NOTIFICATIONS = process.env.HERALD_E2E_NOTIFICATIONS;
+/** Every Herald process's log goes here (logs.mjs); unset when the test runs outside run.sh. */
+const LOG_DIR = process.env.HERALD_E2E_LOG_DIR;
+const logs = LOG_DIR ? new LogDir(LOG_DIR) : undefined;
+/** The `herald` CLI's log level (HERALD_LOG) and the standalone relay's (RUST_LOG). */
+const CLI_LOG_LEVEL = process.env.HERALD_E2E_CLI_LOG ?? "trace";
+const RELAY_LOG_LEVEL = process.env.HERALD_E2E_RUST_LOG ?? "trace";
+/** What no log may hold: the stages add what they create and send. */
+const secrets = new Secrets();
+/**
+ * `HERALD_E2E_ONLY=REGEX` runs only the stages whose name matches (case-insensitive), plus
+ * onboarding and the connection every stage uses. Stages that need an earlier one fail alone.
+ */
+const ONLY = process.env.HERALD_E2E_ONLY ? new RegExp(process.env.HERALD_E2E_ONLY, "i") : null;
+const ALWAYS = new Set(["first run: embedded relay, recovery key, safety code", "a connection's token is shown once"]);
 
 const UI_TIMEOUT = 30_000;
 const DELIVERY_TIMEOUT = 60_000;
@@ -119,6 +137,20 @@ const GALLERY = {
   ],
 };
 
+/**
+ * The plaintext the stages send (titles, bodies, answers), which no log may hold. Single
+ * common words ("staging", "stable", "Web") are left out: they would match unrelated log text;
+ * the longer values of the same messages stand for them.
+ */
+const PLAINTEXT = [
+  TITLE, BODY, NOTIFY_TITLE, FORM_TITLE, FORM_REASON, QUESTIONS_TITLE, "Which sign-in method?",
+  "Which platforms first?", "Passkeys", "Magic links", OTHER_ANSWER, SCHEMA_TITLE, SCHEMA_NOTES,
+  GALLERY_TITLE, GALLERY.body, ...GALLERY.blocks.map((b) => b.text).filter(Boolean), FOLLOW_UP_TITLE,
+  "The diagram follows.", FILES_TITLE, "All 481 checks passed.", IMAGE_TITLE, IMAGE_ALT, SECRET_ASK_TITLE,
+  OFFER_TITLE, CANCEL_TITLE, EXPIRE_TITLE, PLAIN_TITLE, AGENT_TITLE, AGENT_BODY, AGENT_REPLY, QUIET_TITLE,
+  "Quiet hours are over",
+];
+
 /** @type {import("selenium-webdriver").WebDriver | undefined} */
 let driver;
 /** The test notification server on the private bus (when HERALD_E2E_NOTIFICATIONS is set). */
@@ -170,6 +202,10 @@ async function failOnErrorCard(id) {
 
 /** One named stage of the flow; a failure stops the flow there (later stages depend on it). */
 async function step(name, fn) {
+  if (ONLY && !ONLY.test(name) && !ALWAYS.has(name)) {
+    console.log(`skip - ${name} (HERALD_E2E_ONLY)`);
+    return;
+  }
   const started = Date.now();
   let skipped = false;
   try {
@@ -268,7 +304,10 @@ function withdrawn(shown, what) {
 /** Runs the real CLI (with `input` on its standard input, if given); resolves with its exit code and output. */
 function runHerald(args, env, input) {
   const stdin = input === undefined ? "ignore" : "pipe";
-  const child = spawn(HERALD, args, { env: { ...process.env, ...env }, stdio: [stdin, "pipe", "pipe"] });
+  const child = spawn(HERALD, args, {
+    env: { ...process.env, HERALD_LOG: CLI_LOG_LEVEL, ...env },
+    stdio: [stdin, "pipe", "pipe"],
+  });
   if (input !== undefined) child.stdin.end(input);
   let stdout = "";
   let stderr = "";
@@ -276,7 +315,13 @@ function runHerald(args, env, input) {
   child.stderr.on("data", (d) => (stderr += d));
   const done = new Promise((resolveDone, reject) => {
     child.on("error", reject);
-    child.on("close", (code, signal) => resolveDone({ code, signal, stdout, stderr }));
+    child.on("close", (code, signal) => {
+      // Its log is its standard error. The header names the command only: the arguments
+      // carry titles and bodies, which the log check looks for.
+      const command = ["device", "connection", "inbox"].includes(args[0]) ? args.slice(0, 2) : args.slice(0, 1);
+      logs?.append("herald-cli.log", `herald ${command.join(" ")} (exit ${code ?? signal})`, stderr);
+      resolveDone({ code, signal, stdout, stderr });
+    });
   });
   return { child, done, output: () => ({ stdout, stderr }) };
 }
@@ -362,7 +407,7 @@ async function askAndOpen(args, title, env) {
 function launchApp() {
   return new Builder()
     .usingServer(WEBDRIVER_URL)
-    .withCapabilities({ browserName: "wry", "tauri:options": { application: APP } })
+    .withCapabilities({ browserName: "wry", "tauri:options": { application: LOG_DIR ? APP_LOGGED : APP } })
     .build();
 }
 
@@ -379,6 +424,7 @@ before(async () => {
   assert.ok(DATA_DIR, "HERALD_DATA_DIR must point at a fresh data dir (run.sh sets it)");
   assert.ok(existsSync(APP), `the desktop app is built at ${APP}`);
   await notificationServer?.start();
+  for (const text of PLAINTEXT) secrets.add("plaintext", text);
   driver = await launchApp();
 });
 
@@ -412,6 +458,8 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       );
       recoveryKey = (await (await find("recovery-key")).getText()).trim();
       assert.match(recoveryKey, /^[0-9A-Z]{4}(-[0-9A-Z]{4})+$/, "recovery key is grouped Crockford base32");
+      secrets.addRecoveryKey("the recovery key", recoveryKey);
+      for (const key of localKeysUnder(DATA_DIR)) secrets.addKeyBytes("the app's local key", key.bytes);
       const safetyCode = (await (await find("safety-code")).getText()).trim();
       assert.match(safetyCode, /^\d{5}( \d{5}){5}$/, "safety code is 30 digits in 6 groups");
       const storage = await find("secret-storage");
@@ -445,6 +493,7 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       );
       token = (await (await find("connection-token")).getText()).trim();
       assert.match(token, /^hdr_\S+$/, "the token has the hdr_ prefix");
+      secrets.add("the connection token", token);
       const envLines = await (await find("connection-env")).getText();
       assert.ok(
         envLines.includes("read -rs HERALD_TOKEN && export HERALD_TOKEN"),
@@ -702,6 +751,7 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       await click("agent-key-create");
       agentKey = (await textOf(await find("agent-key-value"))).trim();
       assert.match(agentKey, /^hrk_\S+$/, "the key has the hrk_ prefix");
+      secrets.add("the agent key", agentKey);
       assert.ok(!(await textOf(await find("agent-key-shell"))).includes(agentKey), "the shell lines do not hold the key");
       await click("agent-key-done");
       assert.equal((await driver.findElements(byTestId("agent-key-value"))).length, 0, "the key is gone after Done");
@@ -965,6 +1015,121 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       await screenshot("desktop-e2e-gallery-table.png");
     });
 
+    await step("a hostile Markdown/HTML corpus renders inert", async () => {
+      const env = { HERALD_URL: relayUrl, HERALD_TOKEN: token };
+      // Every remote URL of the corpus points at this listener; it must see no connection.
+      const listener = await startListener();
+      try {
+        const hostile = corpus(listener);
+        secrets.add("plaintext", hostile.message.title);
+        secrets.add("plaintext", hostile.request.title);
+        const messageFile = join(scratch, "hostile-message.json");
+        writeFileSync(messageFile, JSON.stringify(hostile.message));
+        const requestFile = join(scratch, "hostile-request.json");
+        writeFileSync(requestFile, JSON.stringify(hostile.request));
+        await click("nav-inbox");
+        assert.equal(await driver.executeScript(INSTALL_HOOK), true, "the hook is installed");
+        const startUrl = await driver.getCurrentUrl();
+
+        const sent = await withDeadline(runHerald(["send", "--json", messageFile], env).done, ANSWER_TIMEOUT, "herald send (hostile)");
+        assert.equal(sent.code, 0, `the hostile message is sent (stderr: ${sent.stderr})`);
+        const asked = await withDeadline(
+          runHerald(["ask", "--json", requestFile, "--timeout", "1s"], env).done,
+          ANSWER_TIMEOUT,
+          "herald ask (hostile)",
+        );
+        assert.equal(asked.code, 3, `the hostile request is sent (stderr: ${asked.stderr})`);
+
+        /** Inspects the page with the open pane; fails with every finding. */
+        const assertInert = async (what) => {
+          // A remote load or a script would start as the content is put in; give it a moment
+          // to show on the listener before looking (a bounded wait for something that must not come).
+          await new Promise((r) => setTimeout(r, 1500));
+          const found = await driver.executeScript(INSPECT, await find("message-pane"), listener.host);
+          const listed = problems(found);
+          for (const hit of listener.hits) listed.push(`listener: ${hit.firstLine || "a connection"}`);
+          assert.deepEqual(listed, [], `${what}: not inert`);
+          assert.equal(await driver.getCurrentUrl(), startUrl, `${what}: the webview stayed on the app`);
+        };
+
+        // The message: every raw-HTML and Markdown trick in the body, and in its title.
+        const item = await driver.wait(() => inboxItem(hostile.message.title), DELIVERY_TIMEOUT, "the hostile message never arrived");
+        await item.click();
+        await paneShows(hostile.message.title, "the title is shown as text, exactly as sent");
+        const body = await textOf(await find("message-body"));
+        for (const text of VISIBLE_IN_MESSAGE) assert.ok(body.includes(text), `the body still shows ${text}`);
+        await assertInert("the hostile message");
+        await screenshot("desktop-e2e-hostile.png");
+
+        // Clicks on what were javascript:, vbscript: and data: links: nothing runs, nothing loads.
+        for (const text of CLICK_CANDIDATES) {
+          const targets = await (await find("message-body")).findElements(By.xpath(`.//*[text()[contains(., "${text}")]]`));
+          assert.ok(targets.length > 0, `${text} is on screen to click`);
+          await driver.executeScript("arguments[0].scrollIntoView({block: 'center'});", targets[0]);
+          await targets[0].click();
+        }
+        await assertInert("after clicking the link candidates");
+        assert.equal((await driver.findElements(byTestId("app-error"))).length, 0, "no error banner from the clicks");
+
+        // The request: payloads in its title, blocks, labels, help, options and an option's preview.
+        const request = await driver.wait(() => inboxItem(hostile.request.title), DELIVERY_TIMEOUT, "the hostile request never arrived");
+        await request.click();
+        await paneShows(hostile.request.title);
+        // The long payloads widen the pane; each control is brought to the middle before a click.
+        const clickCentered = async (id) => {
+          await driver.executeScript("arguments[0].scrollIntoView({block: 'center'});", await find(id));
+          await click(id);
+        };
+        await clickCentered("input-pick-evil");
+        await find("preview-pick-evil");
+        const pane = await textOf(await find("message-pane"));
+        for (const text of [...VISIBLE_IN_REQUEST, "PREVIEW-TEXT"]) assert.ok(pane.includes(text), `the request still shows ${text}`);
+        await assertInert("the hostile request with its preview open");
+        await screenshot("desktop-e2e-hostile-request.png");
+
+        // An answer carrying a payload is shown back as text.
+        const answer = '<img src=x onerror="window.__pwned=1"> ANSWER-TEXT';
+        secrets.add("plaintext", answer);
+        const note = await find("input-note");
+        await note.clear();
+        await note.sendKeys(answer);
+        await clickCentered("answer-submit");
+        const summary = await textOf(await find("answer-summary"));
+        assert.ok(summary.includes(answer), `the answer is shown as typed: ${summary}`);
+        await assertInert("the answered hostile request");
+
+        // The inspection sees a bypass: content put into the pane by hand, as if the sanitizer
+        // had let it through, is reported, and the CSP (the last layer) blocks and reports it.
+        await driver.executeScript(
+          `const canary = document.createElement("div");
+           canary.setAttribute("data-testid", "hostile-canary");
+           canary.innerHTML = '<img src="' + arguments[1] + '/canary.png" onerror="window.__pwned=1">';
+           const script = document.createElement("script");
+           script.textContent = "window.__pwned = 1";
+           canary.appendChild(script);
+           arguments[0].appendChild(canary);`,
+          await find("message-pane"),
+          listener.origin,
+        );
+        await pollFor(
+          () => driver.executeScript("return window.__heraldHook.csp.length >= 2;"),
+          UI_TIMEOUT,
+          "the CSP did not report the canary's image and script",
+        );
+        const caught = problems(await driver.executeScript(INSPECT, await find("message-pane"), listener.host)).join("\n");
+        for (const expected of ["img in hostile-canary [onerror]", "elements: img in hostile-canary", "elements: script in hostile-canary", "urls: img in hostile-canary src=", "elements added: script", "CSP violations"]) {
+          assert.ok(caught.includes(expected), `the inspection reports the canary (${expected}):\n${caught}`);
+        }
+        assert.equal(await driver.executeScript("return window.__pwned;"), null, "the CSP kept the canary's script from running");
+        await driver.executeScript(
+          `document.querySelector('[data-testid="hostile-canary"]').remove();
+           window.__heraldHook.csp = []; window.__heraldHook.added = [];`,
+        );
+      } finally {
+        await listener.close();
+      }
+    });
+
     await step("attached files are listed with name, type and size", async () => {
       const env = { HERALD_URL: relayUrl, HERALD_TOKEN: token };
       const report = join(scratch, "report.txt");
@@ -1022,6 +1187,7 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
 
     await step("a secret field is answered masked; only the asking agent gets the value", async () => {
       const out = join(scratch, "api-token");
+      secrets.add("the secret field's value", SECRET_VALUE);
       asking = await askAndOpen(
         ["--field", "token!:secret:API token", "--out", out, "--deadline", "10m"],
         SECRET_ASK_TITLE,
@@ -1044,6 +1210,7 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
     await step("a secret offer is revealed once, masked until Show", async () => {
       const secretFile = join(scratch, "staging-password");
       writeFileSync(secretFile, OFFERED_SECRET);
+      secrets.add("the offered secret file's content", OFFERED_SECRET);
       asking = runHerald(["send", "--secret-file", secretFile, "--title", OFFER_TITLE], { HERALD_URL: relayUrl, HERALD_TOKEN: token });
       const item = await driver.wait(() => inboxItem(OFFER_TITLE), DELIVERY_TIMEOUT, "the secret offer never arrived");
       await item.click();
@@ -1091,6 +1258,7 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
         UI_TIMEOUT,
         "herald device pair printed no code",
       );
+      secrets.addDigits("a pairing code", code);
       return { proc, code };
     };
     /** Picks the waiting request from NEW_DEVICE in Settings → Approve a new device and types `code`. */
@@ -1121,6 +1289,7 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       const { proc, code } = await pairing(home);
       const digits = code.replace(" ", "");
       const wrong = digits.slice(0, 7) + String((Number(digits[7]) + 1) % 10);
+      secrets.addDigits("a mistyped pairing code", wrong);
       const result = await approveWith(wrong);
       assert.equal(result.kind, "wrongCode", `the app names the wrong code: ${result.text}`);
       await screenshot("desktop-e2e-pairing-wrong.png");
@@ -1138,6 +1307,7 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       assert.ok(result.text.includes(NEW_DEVICE), "naming the device");
       const paired = await withDeadline(proc.done, ANSWER_TIMEOUT, "herald device pair");
       assert.equal(paired.code, 0, `the new device is unlocked (stderr: ${paired.stderr})`);
+      for (const key of localKeysUnder(pairedHome)) secrets.addKeyBytes("the paired device's local key", key.bytes);
 
       await click("settings-tab-safety");
       const groups = await Promise.all((await driver.findElements(byTestId("safety-group"))).map(textOf));
@@ -1260,11 +1430,14 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
     await step("the app unlocks as a new device with the recovery key", async () => {
       assert.ok(existsSync(RELAY), `the relay is built at ${RELAY}`);
       relay = spawn(RELAY, ["--listen", "127.0.0.1:0", "--data-dir", join(scratch, "relay-2")], {
-        env: { ...process.env, RUST_LOG: "info" },
+        env: { ...process.env, RUST_LOG: RELAY_LOG_LEVEL, NO_COLOR: "1" },
         stdio: ["ignore", "ignore", "pipe"],
       });
       let relayLog = "";
-      relay.stderr.on("data", (d) => (relayLog += d));
+      relay.stderr.on("data", (d) => {
+        relayLog += d;
+        if (logs) appendFileSync(logs.path("relay-standalone.log"), d);
+      });
       const url = await pollFor(() => /url=(http:\/\/127\.0\.0\.1:\d+)/.exec(relayLog)?.[1], UI_TIMEOUT, "the second relay did not start");
       secondRelayUrl = url;
       ownerHome = join(scratch, "owner-device");
@@ -1276,6 +1449,8 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       assert.equal(init.code, 0, `the headless device creates the account (stderr: ${init.stderr})`);
       const key = /Recovery key: (\S+)/.exec(init.stdout)?.[1];
       ownerSafety = /Safety code: +([\d ]+\d)/.exec(init.stdout)?.[1];
+      secrets.addRecoveryKey("the second account's recovery key", key);
+      for (const k of localKeysUnder(ownerHome)) secrets.addKeyBytes("the owner device's local key", k.bytes);
       assert.ok(key && ownerSafety, `init prints the recovery key and safety code: ${init.stdout.replace(key ?? "-", "<key>")}`);
 
       await freshApp();
@@ -1297,6 +1472,7 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       await click("join-recovery-submit");
       await find("unlocked");
       assert.equal(await textOf(await find("safety-code")), ownerSafety, "the same safety code as the owner device");
+      for (const k of localKeysUnder(DATA_DIR)) secrets.addKeyBytes("the app's local key (new device)", k.bytes);
       await screenshot("desktop-e2e-unlocked.png");
       await click("setup-continue");
       await find("app-shell");
@@ -1316,6 +1492,7 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       );
       assert.equal(created.code, 0, `a connection for the second account (stderr: ${created.stderr})`);
       const env = { HERALD_URL: secondRelayUrl, HERALD_TOKEN: created.stdout.trim() };
+      secrets.add("the backlog connection's token", env.HERALD_TOKEN);
       // The app is closed while the requests arrive.
       await driver.quit();
       driver = undefined;
@@ -1323,6 +1500,7 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       const titles = [];
       for (let i = 1; i <= BACKLOG; i++) {
         titles.push(`Backlog request ${i}`);
+        secrets.add("plaintext", titles.at(-1));
         const asked = await withDeadline(
           runHerald(["ask", "--title", titles.at(-1), "--action", "ok:OK", "--timeout", "1s"], env).done,
           ANSWER_TIMEOUT,
@@ -1361,6 +1539,7 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
 
       const first = (await textOf(await find("pairing-code"))).replace(" ", "");
       assert.match(first, /^\d{8}$/, "an 8-digit code is shown");
+      secrets.addDigits("the app's pairing code", first);
       assert.match(await textOf(await find("pairing-countdown")), /^(10:00|9:[0-5]\d)$/, "with a 10-minute countdown");
       await screenshot("desktop-e2e-pairing-code.png");
       const wrong = await approve(first.slice(0, 7) + String((Number(first[7]) + 1) % 10));
@@ -1378,6 +1557,7 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
         UI_TIMEOUT,
         "Try again shows a new code",
       );
+      secrets.addDigits("the app's second pairing code", second);
       const approved = await approve(second);
       assert.equal(approved.code, 0, `the right code is approved (stderr: ${approved.stderr})`);
       await find("unlocked");
@@ -1401,6 +1581,7 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       await click("reset-submit");
       const newKey = await textOf(await find("recovery-key"));
       assert.match(newKey, /^[0-9A-Z]{4}(-[0-9A-Z]{4})+$/, "a new recovery key is shown");
+      secrets.addRecoveryKey("the recovery key after reset", newKey);
       const newSafety = await textOf(await find("safety-code"));
       assert.notEqual(newSafety, ownerSafety, "new keys, new safety code");
       assert.equal(await (await find("nav-inbox")).isEnabled(), false, "the app stays on the key until it is saved");
@@ -1420,4 +1601,30 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
     if (relay && relay.exitCode === null) relay.kill("SIGTERM");
     rmSync(scratch, { recursive: true, force: true });
   }
+});
+
+// Last: every process of the run logged at the most verbose level (run.sh: app-logged.sh for
+// the app and its embedded relay, HERALD_LOG for the CLI, RUST_LOG for the standalone relay);
+// none of those logs may hold a token, key, code, secret value or the plaintext sent.
+test("no secret, token, key or plaintext reaches any log", { skip: !LOG_DIR && "HERALD_E2E_LOG_DIR is not set (run.sh sets it)" }, async () => {
+  // The app's last lines are written as it exits.
+  if (driver) {
+    await driver.quit().catch(() => undefined);
+    driver = undefined;
+  }
+  const { files, findings } = scanLogs(LOG_DIR, secrets);
+  assert.ok(files.includes("app.log") && files.includes("herald-cli.log"), `the app and the CLI wrote logs (found ${files.join(", ")})`);
+  for (const file of files) {
+    // eslint-disable-next-line no-control-regex
+    const text = readFileSync(join(LOG_DIR, file), "utf8").replace(/\x1b\[[0-9;]*m/g, "");
+    assert.ok(/ TRACE /.test(text), `${file} was written at trace level`);
+  }
+  assert.ok(secrets.needles.length >= 20, `the stages registered what to look for (${secrets.needles.length} values)`);
+  const report = findings.slice(0, 40).map((f) => `  ${f.file}:${f.line}: ${f.what}: ${f.context}`);
+  assert.equal(
+    findings.length,
+    0,
+    `${findings.length} secret(s) in the logs under ${LOG_DIR} (values redacted):\n${report.join("\n")}`,
+  );
+  console.log(`ok - ${secrets.needles.length} values and the credential shapes are in none of: ${files.join(", ")}`);
 });

@@ -17,6 +17,13 @@ fi
 export HERALD_E2E_NOTIFICATIONS="$ARTIFACTS/notifications.jsonl"
 rm -f "$HERALD_E2E_NOTIFICATIONS"
 
+# Every Herald process logs at the most verbose level into this dir (the app through
+# app-logged.sh, which tauri-driver starts with this environment); the test's last check reads
+# them all for secrets (logs.mjs).
+export HERALD_E2E_LOG_DIR="$ARTIFACTS/logs"
+rm -rf "$HERALD_E2E_LOG_DIR"
+mkdir -p "$HERALD_E2E_LOG_DIR"
+
 # A speech service of its own, when speech-dispatcher is installed: its audio goes to libao's
 # null driver (no sound card here), so an utterance really runs to its end and the app can
 # report it spoken. The app finds it through SPEECHD_ADDRESS. Without it the test expects the

@@ -45,11 +45,8 @@ fn main() -> std::process::ExitCode {
     if let Ok(cap) = "rmcp=warn".parse() {
         filter = filter.add_directive(cap);
     }
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_env_filter(filter)
-        .init();
+    // Under the guard that keeps dependencies' content-carrying levels off (herald-log).
+    herald_log::init(filter);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

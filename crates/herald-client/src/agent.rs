@@ -191,16 +191,31 @@ impl AgentClient {
     async fn seal_and_post(
         &self,
         content: &MessageContent,
+        options: SendOptions,
+    ) -> Result<MessageRecord> {
+        self.seal_and_post_at(content, options, None).await
+    }
+
+    /// [`AgentClient::seal_and_post`] with the envelope's `createdAt` given (a sender whose
+    /// clock is off, in tests); `None` is this machine's clock. The relay never trusts it.
+    async fn seal_and_post_at(
+        &self,
+        content: &MessageContent,
         mut options: SendOptions,
+        created_at: Option<&str>,
     ) -> Result<MessageRecord> {
         let key = options
             .idempotency_key
             .take()
             .unwrap_or_else(|| herald_crypto::new_bearer("idk_"));
-        match self.seal_and_post_once(content, &options, &key).await {
+        match self
+            .seal_and_post_once(content, &options, &key, created_at)
+            .await
+        {
             Err(e) if crate::http::is_code(&e, herald_protocol::ErrorCode::KeysChanged) => {
                 self.forget_directory().await;
-                self.seal_and_post_once(content, &options, &key).await
+                self.seal_and_post_once(content, &options, &key, created_at)
+                    .await
             }
             other => other,
         }
@@ -211,11 +226,12 @@ impl AgentClient {
         content: &MessageContent,
         options: &SendOptions,
         key: &str,
+        created_at: Option<&str>,
     ) -> Result<MessageRecord> {
         let loaded = self.directory().await?;
         let (directory, connection_id) = &*loaded;
         let id = herald_crypto::new_message_id();
-        let created_at = now_rfc3339();
+        let created_at = created_at.map_or_else(now_rfc3339, str::to_owned);
         let recipients = [directory.current_account_recipient(), self.keys.recipient()];
         let plaintext = serde_json::to_vec(content).map_err(|e| Error::Protocol(e.to_string()))?;
         let envelope = herald_crypto::seal(
@@ -428,5 +444,21 @@ pub mod testing {
         content: &MessageContent,
     ) -> Result<MessageRecord> {
         client.seal_and_post(content, SendOptions::default()).await
+    }
+
+    /// Validates, seals and posts `content` like [`AgentClient::send`] (no attachments), but
+    /// as a sender whose clock is `skew` off: the envelope's `createdAt` is now + skew.
+    pub async fn send_with_clock_skew(
+        client: &AgentClient,
+        content: &MessageContent,
+        options: SendOptions,
+        skew: chrono::TimeDelta,
+    ) -> Result<MessageRecord> {
+        content.validate().map_err(Error::Validation)?;
+        let created_at =
+            (chrono::Utc::now() + skew).to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        client
+            .seal_and_post_at(content, options, Some(&created_at))
+            .await
     }
 }

@@ -55,4 +55,59 @@ mod tests {
             );
         }
     }
+
+    /// Full jitter: delays cover the whole range [0, ceiling], so clients that lost the relay
+    /// together come back spread out (crates/herald-client/tests/faults_restart.rs).
+    #[test]
+    fn delays_are_spread_over_the_whole_range_up_to_the_cap() {
+        let sample = |attempt: u32| -> Vec<Duration> {
+            (0..2000)
+                .map(|_| {
+                    let mut b = Backoff::default();
+                    for _ in 0..attempt {
+                        b.next_delay();
+                    }
+                    b.next_delay()
+                })
+                .collect()
+        };
+        let first = sample(0);
+        let min = first.iter().min().unwrap();
+        let max = first.iter().max().unwrap();
+        let mean = first.iter().sum::<Duration>() / first.len() as u32;
+        assert!(
+            *min < Duration::from_millis(25),
+            "some retry almost at once: {min:?}"
+        );
+        assert!(
+            *max > Duration::from_millis(225),
+            "some wait the whole 250 ms: {max:?}"
+        );
+        assert!(
+            (Duration::from_millis(100)..Duration::from_millis(150)).contains(&mean),
+            "uniform over [0, 250 ms]: mean {mean:?}"
+        );
+        let capped = sample(30);
+        assert!(
+            capped.iter().all(|d| *d <= Duration::from_secs(30)),
+            "never beyond the 30 s cap"
+        );
+        assert!(
+            capped.iter().any(|d| *d > Duration::from_secs(25)),
+            "the cap is reached"
+        );
+        assert!(
+            capped.iter().any(|d| *d < Duration::from_secs(5)),
+            "still jittered at the cap"
+        );
+        let mut b = Backoff::default();
+        for _ in 0..10 {
+            b.next_delay();
+        }
+        b.reset();
+        assert!(
+            b.next_delay() <= Duration::from_millis(250),
+            "reset starts over at the first ceiling"
+        );
+    }
 }

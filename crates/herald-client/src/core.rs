@@ -18,7 +18,7 @@ use crate::http::RelayHttp;
 use crate::local_key::{self, LoadedKey};
 use crate::session::Session;
 use crate::view::*;
-use crate::{present, sync, Error, Result};
+use crate::{outbox, present, sync, Error, Result};
 
 mod agents;
 mod answer_files;
@@ -361,13 +361,24 @@ impl Core {
     /// Files for file fields (`input.files`, ≤ 100 MB each) are checked first, then encrypted
     /// and uploaded, and the answer names them (docs/files.md, "File answers").
     /// Errors: `validation_failed` (a missing or oversized file too, at its field id),
-    /// `already_answered`, `request_expired`, `request_cancelled`, `not_found`, `network`.
+    /// `already_answered`, `request_expired`, `request_cancelled`, `not_found`, `network`
+    /// (an answer with files or secret fields), `answer_queued` (the relay is out of reach:
+    /// the answer is kept and posted on reconnect, see outbox.rs; also for a second answer to
+    /// a request whose answer is queued, which posts nothing).
     pub async fn answer(&self, id: &str, input: AnswerInput) -> Result<MessageView> {
         let session = self.inner.session()?;
         let message_id = MessageId::parse(id).ok_or_else(|| Error::NotFound(id.to_owned()))?;
         let owned = id.to_owned();
         let row = self.inner.cache_call(move |c| c.get(&owned)).await?;
         let opened = present::opened(&self.inner.local.key, &row)?;
+        let owned = id.to_owned();
+        if self
+            .inner
+            .cache_call(move |c| c.has_queued_answer(&owned))
+            .await?
+        {
+            return Err(Error::AnswerQueued);
+        }
         let mut answer = match input.action_id {
             Some(action_id) => {
                 if !input.files.is_empty() {
@@ -411,13 +422,19 @@ impl Core {
             .validate_answer(&answer)
             .map_err(Error::Validation)?;
         // Secret field values leave the answer here: sealed to the asking connection only,
-        // never cached (secrets.rs).
-        // A rotation this device has not synced yet: learn the new key before sealing to it.
-        crate::devices::fresh_keys(&self.inner, &session).await?;
-        let request = session.answer_request(&message_id, &opened, answer).await?;
-        let result = session.http.answer(&message_id, &request).await;
+        // never cached (secrets.rs). A rotation this device has not synced yet is learnt
+        // before sealing. Out of reach, an answer without files or secrets waits in the
+        // outbox and is posted exactly once later (outbox.rs).
+        let waiting = outbox::can_wait(&opened.content, &answer).then(|| answer.clone());
+        let result = outbox::post(&self.inner, &session, &message_id, &opened, answer).await;
         let record = match result {
             Ok(record) => record,
+            Err(e) if crate::http::is_transient(&e) && waiting.is_some() => {
+                if let Some(answer) = waiting {
+                    outbox::queue(&self.inner, id, &answer).await?;
+                }
+                return Err(Error::AnswerQueued);
+            }
             Err(e) => {
                 // Whatever happened, bring the cached record up to date before reporting.
                 if let Ok(current) = session.http.message(&message_id).await {
@@ -435,15 +452,14 @@ impl Core {
         session: &Session,
         record: &herald_protocol::wire::MessageRecord,
     ) -> Result<()> {
-        let row = session.process(&self.inner.local.key, record).await?;
-        let id = row.id.clone();
-        self.inner.cache_call(move |c| c.store_record(&row)).await?;
-        let message = self.inner.summary_of(&id).await?;
-        let _ = self.inner.events.send(CoreEvent::MessageUpserted {
-            message,
-            is_new: false,
-        });
-        Ok(())
+        outbox::store_and_announce(&self.inner, session, record).await
+    }
+
+    /// Ids of the requests whose answer waits in the outbox for the relay (oldest first);
+    /// see `answer_queued` on [`Core::answer`].
+    pub async fn queued_answers(&self) -> Result<Vec<String>> {
+        let queued = self.inner.cache_call(|c| c.queued_answers()).await?;
+        Ok(queued.into_iter().map(|(id, _)| id).collect())
     }
 }
 

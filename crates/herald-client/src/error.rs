@@ -61,6 +61,10 @@ pub enum Error {
     /// This device was revoked or its account was reset: unlock it again.
     #[error("this device was signed out (revoked, or the account was reset); unlock it again")]
     SignedOut,
+    /// The relay is out of reach: the answer is kept on this device and posted once it is
+    /// reachable again (or one was kept already for this request).
+    #[error("the relay is out of reach: the answer is saved on this device and will be sent when it is back")]
+    AnswerQueued,
 }
 
 impl Error {
@@ -84,6 +88,7 @@ impl Error {
             Error::PairingClaimed => "pairing_claimed".into(),
             Error::WrongRecoveryKey => "wrong_recovery_key".into(),
             Error::SignedOut => "signed_out".into(),
+            Error::AnswerQueued => "answer_queued".into(),
         }
     }
 }

@@ -22,10 +22,12 @@ mod http_agents;
 mod http_devices;
 mod local_key;
 mod notifications;
+mod outbox;
 mod present;
 mod secrets;
 mod session;
 mod sync;
+mod sync_page;
 
 pub use crate::core::{Core, CoreConfig};
 pub use crate::error::{Error, Result};

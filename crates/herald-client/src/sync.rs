@@ -7,6 +7,7 @@
 use std::sync::Arc;
 
 use herald_protocol::wire::DEFAULT_PAGE_LIMIT;
+use herald_protocol::Revision;
 
 use crate::backoff::Backoff;
 use crate::core::Inner;
@@ -15,9 +16,11 @@ use crate::view::CoreEvent;
 use crate::ws::SyncSocket;
 use crate::Result;
 
-/// Fetches and stores everything after the cursors: messages, then notifications from agents
+/// Posts the answers queued while the relay was out of reach (outbox.rs), then fetches and
+/// stores everything after the cursors: messages, then notifications from agents
 /// (docs/agents.md; their own cursor). Returns the number of records stored.
-pub(crate) async fn catch_up(inner: &Inner, session: &Session) -> Result<usize> {
+pub(crate) async fn catch_up(inner: &Inner, session: &Arc<Session>) -> Result<usize> {
+    crate::outbox::flush(inner, session).await?;
     let messages = catch_up_messages(inner, session).await?;
     Ok(messages + crate::notifications::catch_up(inner, session).await?)
 }
@@ -31,7 +34,7 @@ async fn cursor(inner: &Inner) -> crate::Result<herald_protocol::Revision> {
 
 /// Fetches and stores every message after the message cursor, then reads again the cached
 /// rows that did not open when the session asked for it (see [`reopen`]).
-async fn catch_up_messages(inner: &Inner, session: &Session) -> Result<usize> {
+async fn catch_up_messages(inner: &Inner, session: &Arc<Session>) -> Result<usize> {
     let total = catch_up_pages(inner, session).await?;
     if session.take_reopen() {
         if let Err(e) = reopen(inner, session).await {
@@ -88,7 +91,7 @@ async fn reopen(inner: &Inner, session: &Session) -> Result<()> {
 }
 
 /// Fetches and stores every page after the message cursor.
-async fn catch_up_pages(inner: &Inner, session: &Session) -> Result<usize> {
+async fn catch_up_pages(inner: &Inner, session: &Arc<Session>) -> Result<usize> {
     let mut total = 0;
     loop {
         let cursor = inner.cache_call(|c| c.cursor()).await?;
@@ -96,30 +99,29 @@ async fn catch_up_pages(inner: &Inner, session: &Session) -> Result<usize> {
         // A record sealed to an account key this device lacks: the key may have rotated (a
         // change asks for the unopened rows to be read again).
         crate::devices::learn_rotation_for(inner, session, &page.records).await;
-        let mut rows = Vec::with_capacity(page.records.len());
-        for record in &page.records {
-            rows.push(session.process(&inner.local.key, record).await?);
-        }
+        // Opened on several cores, in order (sync_page.rs).
+        let rows = crate::sync_page::process_page(&inner.local.key, session, &page.records).await?;
         let next = page.cursor;
-        let stored = rows.clone();
-        let fresh = inner
-            .cache_call(move |c| c.store_page(&stored, next))
+        let (rows, fresh) = inner
+            .cache_call(move |c| {
+                let fresh = c.store_page(&rows, next)?;
+                Ok((rows, fresh))
+            })
             .await?;
         total += rows.len();
-        for (row, is_new) in rows.iter().zip(fresh) {
-            if let Ok(message) = inner.summary_of(&row.id).await {
-                let _ = inner
-                    .events
-                    .send(CoreEvent::MessageUpserted { message, is_new });
-            }
-        }
+        crate::sync_page::announce_page(inner, &rows, fresh).await;
         if !page.has_more || page.records.is_empty() {
             return Ok(total);
         }
     }
 }
 
-/// Runs until the task is aborted: connect, catch up, follow nudges, reconnect with backoff.
+/// Longest wait for the sync frame the relay sends when a socket opens.
+const FIRST_FRAME_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Runs until the task is aborted: connect, read the relay's first frame, catch up, follow
+/// nudges (skipping those a finished catch-up already covered), reconnect with backoff. The
+/// backoff starts over only after a catch-up succeeded.
 pub(crate) async fn run(inner: Arc<Inner>, session: Arc<Session>) {
     let mut backoff = Backoff::default();
     loop {
@@ -129,23 +131,50 @@ pub(crate) async fn run(inner: Arc<Inner>, session: Arc<Session>) {
                     connected: true,
                     error: None,
                 });
-                backoff.reset();
                 let mut healthy = true;
-                // Catch up after subscribing, so nothing between the two is missed.
-                if let Err(e) = catch_up(&inner, &session).await {
-                    tracing::warn!(code = %e.code(), "catch-up failed");
-                    healthy = false;
+                // The relay's first frame names its latest revision when it subscribed this
+                // socket: a catch-up that starts after it covers every change up to it, and
+                // later ones come as nudges. Without one in time, catch up all the same.
+                let first = match tokio::time::timeout(FIRST_FRAME_WAIT, socket.next_sync()).await {
+                    Ok(Ok(Some(revision))) => Some(revision),
+                    Ok(Ok(None) | Err(_)) => {
+                        healthy = false;
+                        None
+                    }
+                    Err(_) => None,
+                };
+                // What a finished catch-up of this socket is known to cover.
+                let mut covered = Revision::default();
+                if healthy {
+                    match catch_up(&inner, &session).await {
+                        Ok(_) => {
+                            // Reset only once the relay served us: a relay that accepts the
+                            // socket but fails every fetch must not be retried at full rate.
+                            backoff.reset();
+                            covered = first.unwrap_or_default();
+                        }
+                        Err(e) => {
+                            tracing::warn!(code = %e.code(), "catch-up failed");
+                            healthy = false;
+                        }
+                    }
                 }
                 while healthy {
                     match socket.next_sync().await {
                         Ok(Some(revision)) => {
+                            // A repeated or stale nudge: a catch-up that started after it was
+                            // sent already ran (both cursors are not enough: a feed without
+                            // records since never moves its cursor).
                             let cursor = cursor(&inner).await.unwrap_or_default();
-                            if revision <= cursor {
-                                continue; // duplicate or stale nudge
+                            if revision <= cursor.max(covered) {
+                                continue;
                             }
-                            if let Err(e) = catch_up(&inner, &session).await {
-                                tracing::warn!(code = %e.code(), "catch-up failed");
-                                healthy = false;
+                            match catch_up(&inner, &session).await {
+                                Ok(_) => covered = covered.max(revision),
+                                Err(e) => {
+                                    tracing::warn!(code = %e.code(), "catch-up failed");
+                                    healthy = false;
+                                }
                             }
                         }
                         Ok(None) | Err(_) => healthy = false,

@@ -3,6 +3,8 @@
 //! fetch `GET /messages?after=<cursor>`. Frames are hints: they may coalesce or repeat, so
 //! everything downstream is idempotent.
 
+use std::time::Duration;
+
 use futures_util::{SinkExt, StreamExt};
 use herald_protocol::wire::ServerFrame;
 use herald_protocol::Revision;
@@ -14,6 +16,13 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 use crate::http::RelayHttp;
 use crate::{Error, Result};
+
+/// Longest wait for the websocket handshake (TCP connect included).
+pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Longest silence on an open socket before it counts as dead: a bit over two of the relay's
+/// 20 s pings.
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(45);
 
 /// An open live-update socket.
 pub struct SyncSocket {
@@ -32,8 +41,12 @@ impl SyncSocket {
                 .map_err(|_| Error::InvalidInput("credential has invalid characters".into()))?;
             request.headers_mut().insert("Authorization", value);
         }
-        let (stream, _) = tokio_tungstenite::connect_async(request)
+        let connecting = tokio::time::timeout(HANDSHAKE_TIMEOUT, async {
+            tokio_tungstenite::connect_async(request).await
+        });
+        let (stream, _) = connecting
             .await
+            .map_err(|_| Error::Network("the websocket handshake timed out".into()))?
             .map_err(|e| {
                 use tokio_tungstenite::tungstenite::Error as WsError;
                 match e {
@@ -50,9 +63,17 @@ impl SyncSocket {
     }
 
     /// Waits for the next sync frame; `Ok(None)` when the relay closed the socket. Pings are
-    /// answered; unknown frames are skipped (forward compatibility).
+    /// answered; unknown frames are skipped (forward compatibility). `Err(Network)` when no
+    /// frame at all (the relay pings every 20 s) came for [`IDLE_TIMEOUT`]: the connection is
+    /// taken as dead (a peer gone without closing, after sleep or a network change).
     pub async fn next_sync(&mut self) -> Result<Option<Revision>> {
-        while let Some(msg) = self.stream.next().await {
+        loop {
+            let Ok(next) = tokio::time::timeout(IDLE_TIMEOUT, self.stream.next()).await else {
+                return Err(Error::Network("no frame from the relay in time".into()));
+            };
+            let Some(msg) = next else {
+                return Ok(None);
+            };
             match msg.map_err(|e| Error::Network(e.to_string()))? {
                 Message::Text(text) => {
                     if let Ok(ServerFrame::Sync { revision }) = serde_json::from_str(&text) {
@@ -66,7 +87,6 @@ impl SyncSocket {
                 _ => {}
             }
         }
-        Ok(None)
     }
 
     /// Closes the socket politely.

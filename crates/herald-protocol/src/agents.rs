@@ -32,6 +32,7 @@ pub fn check_credential_name(name: &str) -> Option<&str> {
 /// `POST /agent-keys` (device).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CreateAgentKeyRequest {
     /// 1–100 characters, no control characters.
     pub name: String,
@@ -40,11 +41,13 @@ pub struct CreateAgentKeyRequest {
 /// Answer to `POST /agent-keys` (201). `key` is shown once; the relay keeps only its hash.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AgentKeyCreated {
     pub id: AgentKeyId,
     pub name: String,
     /// `hrk_` + base64url(32 random bytes).
     pub key: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Timestamp))]
     pub created_at: String,
 }
 
@@ -62,17 +65,21 @@ impl fmt::Debug for AgentKeyCreated {
 /// One agent key in `GET /agent-keys`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AgentKeyInfo {
     pub id: AgentKeyId,
     pub name: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Timestamp))]
     pub created_at: String,
     /// Set once revoked; a revoked key gets 401 from then on.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi::Timestamp>))]
     pub revoked_at: Option<String>,
 }
 
 /// `GET /agent-keys`: the account's agent keys, oldest first, revoked ones included.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AgentKeyList {
     pub agent_keys: Vec<AgentKeyInfo>,
 }
@@ -80,6 +87,7 @@ pub struct AgentKeyList {
 /// One connector in `GET /connectors` and the answer to `POST /connectors/approve`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ConnectorInfo {
     pub id: ConnectorId,
     /// Chosen by the person on approval, else the client's `client_name`, else its `client_id`.
@@ -88,13 +96,16 @@ pub struct ConnectorInfo {
     pub client_id: String,
     /// Whether the connector has collected its access token (it is handed out once).
     pub token_issued: bool,
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Timestamp))]
     pub created_at: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi::Timestamp>))]
     pub revoked_at: Option<String>,
 }
 
 /// `GET /connectors`: oldest first, revoked ones included.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ConnectorList {
     pub connectors: Vec<ConnectorInfo>,
 }
@@ -102,6 +113,7 @@ pub struct ConnectorList {
 /// `POST /connectors/approve` (device): approve the connector showing `userCode`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ApproveConnectorRequest {
     /// As shown by the connector (`XXXX-XXXX`); case, spaces and dashes are ignored.
     pub user_code: String,
@@ -113,6 +125,7 @@ pub struct ApproveConnectorRequest {
 /// `POST /connectors/deny` (device).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DenyConnectorRequest {
     pub user_code: String,
 }
@@ -156,6 +169,7 @@ pub fn format_user_code(code: &str) -> String {
 
 /// `GET /.well-known/oauth-protected-resource` (RFC 9728).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ProtectedResourceMetadata {
     /// `<origin>/mcp`.
     pub resource: String,
@@ -169,6 +183,7 @@ pub struct ProtectedResourceMetadata {
 
 /// `GET /.well-known/oauth-authorization-server` (RFC 8414).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AuthorizationServerMetadata {
     /// The relay's origin.
     pub issuer: String,
@@ -185,6 +200,7 @@ pub struct AuthorizationServerMetadata {
 
 /// Answer to `POST /oauth/device_authorization` (RFC 8628 §3.2).
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DeviceAuthorizationResponse {
     /// Secret: only the connector polls with it.
     pub device_code: String,
@@ -210,6 +226,7 @@ impl fmt::Debug for DeviceAuthorizationResponse {
 /// Successful `POST /oauth/token` (RFC 6749 §5.1): no `expires_in`, no refresh token — the
 /// token works until revoked. Handed out once.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TokenResponse {
     /// `hra_` + base64url(32 random bytes).
     pub access_token: String,

@@ -29,9 +29,11 @@ pub const MAX_DEVICES: usize = 100;
 /// devices) can compute.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RecoveryBundle {
     pub recovery_key_id: String,
     /// base64url of herald-crypto `seal_bundle_to_recovery` output.
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
     pub sealed_bundle: String,
 }
 
@@ -40,6 +42,7 @@ pub struct RecoveryBundle {
 /// and platform come from the certificate.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct EnrolDeviceRequest {
     /// `CertificateBody::Device`, signed by the AIK of the account it names.
     pub certificate: Certificate,
@@ -48,6 +51,7 @@ pub struct EnrolDeviceRequest {
 /// Answer to `POST /keys/devices` and to a completed pairing's poll: the new device session.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct EnrolDeviceResponse {
     pub account_id: AccountId,
     pub device_id: DeviceId,
@@ -58,6 +62,7 @@ pub struct EnrolDeviceResponse {
 /// `POST /keys/pairings` (no credential): a new device asks to be approved.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CreatePairingRequest {
     /// Made by the new device (`pai_` + 128 random bits); bound into the PAKE.
     pub id: PairingId,
@@ -66,40 +71,52 @@ pub struct CreatePairingRequest {
     /// Platform label (≤ 100 characters).
     pub platform: String,
     /// base64url Ed25519 public key of the new device (32 bytes).
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
     pub signing_key: String,
     /// base64url X25519 public key of the new device (32 bytes).
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
     pub encryption_key: String,
     /// base64url SPAKE2 message of the new device (side A).
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
     pub spake_message: String,
 }
 
 /// Answer to `POST /keys/pairings` (201).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CreatePairingResponse {
     pub pairing_id: PairingId,
     /// `hdp_…`: the new device's credential for polling and confirming this request.
     pub poll_token: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Timestamp))]
     pub expires_at: String,
 }
 
 /// One pending request in `GET /keys/pairings` (device session).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PairingRequestInfo {
     pub id: PairingId,
     pub name: String,
     pub platform: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
     pub signing_key: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
     pub encryption_key: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
     pub spake_message: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Timestamp))]
     pub created_at: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Timestamp))]
     pub expires_at: String,
 }
 
 /// `GET /keys/pairings`: pending, unexpired, unanswered requests, newest first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PairingList {
     pub pairings: Vec<PairingRequestInfo>,
 }
@@ -107,34 +124,42 @@ pub struct PairingList {
 /// `POST /keys/pairings/{id}/response` (device session): the approver's one attempt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PairingResponseRequest {
     /// base64url SPAKE2 message of the approver (side B).
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
     pub spake_message: String,
     /// base64url HMAC-SHA256 key confirmation of the approver.
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
     pub confirmation: String,
 }
 
 /// `POST /keys/pairings/{id}/confirmation` (poll token): the new device's key confirmation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PairingConfirmationRequest {
     /// base64url HMAC-SHA256 key confirmation of the new device.
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
     pub confirmation: String,
 }
 
 /// `POST /keys/pairings/{id}/complete` (the approving device): certificate and bundle.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PairingCompleteRequest {
     /// `CertificateBody::Device` for the new device's keys, signed by the AIK.
     pub certificate: Certificate,
     /// base64url of the account key bundle sealed to the new device (HPKE PSK mode).
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
     pub sealed_bundle: String,
 }
 
 /// Answer to `POST /keys/pairings/{id}/complete` (201).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PairingCompleteResponse {
     pub device_id: DeviceId,
 }
@@ -142,6 +167,7 @@ pub struct PairingCompleteResponse {
 /// Where a pairing request stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum PairingStatus {
     /// Waiting for an approver's response.
     Pending,
@@ -183,8 +209,11 @@ impl PairingStatus {
 /// The approver's half, as the new device reads it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PairingApproval {
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
     pub spake_message: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
     pub confirmation: String,
     /// The approving account's self-signed statement (its AIK is bound into the
     /// confirmation transcript).
@@ -194,8 +223,10 @@ pub struct PairingApproval {
 /// What a completed pairing hands the new device (once for the token).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PairingCompletion {
     pub certificate: Certificate,
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
     pub sealed_bundle: String,
     pub account_id: AccountId,
     pub device_id: DeviceId,
@@ -207,15 +238,18 @@ pub struct PairingCompletion {
 /// `GET /keys/pairings/{id}` (the poll token, or the approving account's device session).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PairingState {
     pub id: PairingId,
     pub status: PairingStatus,
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Timestamp))]
     pub expires_at: String,
     /// Set once an approver responded (for the new device).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approval: Option<PairingApproval>,
     /// The new device's confirmation, once posted (for the approver).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi::Base64Url>))]
     pub confirmation: Option<String>,
     /// Set once completed (for the new device).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -225,19 +259,24 @@ pub struct PairingState {
 /// One device in `GET /keys/devices` (device session), revoked ones included.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DeviceRecord {
     pub id: DeviceId,
     pub name: String,
     pub platform: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Timestamp))]
     pub created_at: String,
     /// Updated at most every 5 minutes.
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Timestamp))]
     pub last_seen_at: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi::Timestamp>))]
     pub revoked_at: Option<String>,
 }
 
 /// `GET /keys/devices`: oldest first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DeviceList {
     pub devices: Vec<DeviceRecord>,
 }
@@ -245,9 +284,11 @@ pub struct DeviceList {
 /// The rotated account key bundle sealed to one remaining device.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DeviceBundle {
     pub device_id: DeviceId,
     /// base64url of herald-crypto `seal_bundle_to_device` output.
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
     pub sealed_bundle: String,
 }
 
@@ -255,6 +296,7 @@ pub struct DeviceBundle {
 /// transaction.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RevokeDeviceRequest {
     /// `CertificateBody::EncryptionKey` of the next epoch (current + 1).
     pub encryption_key: Certificate,
@@ -268,10 +310,13 @@ pub struct RevokeDeviceRequest {
 /// `GET /keys/bundle` (device session): the latest bundle sealed to the calling device.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DeviceBundleResponse {
     /// The AEK epoch the bundle was made for.
     pub epoch: u32,
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
     pub sealed_bundle: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Timestamp))]
     pub created_at: String,
 }
 
@@ -279,6 +324,7 @@ pub struct DeviceBundleResponse {
 /// account id). Shaped like `POST /accounts` plus the new recovery backup.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ResetAccountRequest {
     pub statement: Certificate,
     pub encryption_key: Certificate,

@@ -20,30 +20,37 @@ pub const SUITE_V1: &str = "herald.v1.x25519-hkdfsha256-chacha20poly1305.ed25519
 /// A sealed, signed message or answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Envelope {
     /// [`ENVELOPE_VERSION`].
     pub v: u32,
     /// [`SUITE_V1`].
     pub suite: String,
     /// base64url of the UTF-8 JSON of an [`EnvelopeHeader`].
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
     pub header: String,
     /// The content key sealed to each recipient key, in header order.
     pub recipients: Vec<SealedKey>,
     /// base64url AEAD ciphertext of the content JSON.
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
     pub ciphertext: String,
     /// base64url Ed25519 signature by the sender's signing key.
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
     pub signature: String,
 }
 
 /// The content key sealed to one recipient with HPKE.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SealedKey {
     /// Key id of the recipient's X25519 key.
     pub key_id: String,
     /// base64url HPKE encapsulated key.
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
     pub enc: String,
     /// base64url HPKE ciphertext of the 32-byte content key.
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
     pub ct: String,
 }
 
@@ -94,8 +101,11 @@ pub struct EnvelopeHeader {
 /// see docs/protocol.md).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Certificate {
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
     pub payload: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
     pub signature: String,
 }
 

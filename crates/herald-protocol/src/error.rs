@@ -9,8 +9,10 @@ use serde::{Deserialize, Serialize};
 
 /// The JSON error body.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ErrorBody {
     /// Stable code from [`ErrorCode`].
+    #[cfg_attr(feature = "openapi", schema(value_type = ErrorCode))]
     pub error: String,
     /// Human-readable explanation; never contains secrets or internal causes.
     pub message: String,
@@ -19,6 +21,7 @@ pub struct ErrorBody {
     pub fields: Vec<String>,
     /// For the budget codes only: when the budget refills (RFC 3339 UTC, midnight).
     #[serde(rename = "resetsAt", default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi::Timestamp>))]
     pub resets_at: Option<String>,
 }
 

@@ -21,6 +21,7 @@ pub const FILE_RESERVATION_SECS: u64 = 15 * 60;
 /// `POST /files` (devices and connections): reserve an upload of `size` encrypted bytes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ReserveFileRequest {
     /// Exactly [`RESERVED_FILE_NAME`].
     pub name: String,
@@ -45,6 +46,7 @@ impl ReserveFileRequest {
 /// Answer to `POST /files` (201) and to a completed `PUT /files/:id` (200).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct FileReservation {
     /// `fil_` + 26 base32 characters, made by the relay.
     pub id: FileId,
@@ -52,6 +54,7 @@ pub struct FileReservation {
     pub size: u64,
     /// RFC 3339 (relay clock): the upload must be complete before this time; after a
     /// completed upload, the time by which a message must carry the file.
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Timestamp))]
     pub expires_at: String,
 }
 

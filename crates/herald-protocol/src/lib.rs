@@ -13,6 +13,8 @@ pub mod error;
 pub mod files;
 pub mod ids;
 pub mod notify;
+#[cfg(feature = "openapi")]
+pub mod openapi;
 pub mod secrets;
 pub mod wire;
 

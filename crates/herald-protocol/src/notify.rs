@@ -53,6 +53,7 @@ pub const NOTIFY_FIELDS: &[&str] = &[
 /// How insistent a notification is.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum Priority {
     Low,
     #[default]
@@ -254,6 +255,7 @@ impl NotifyRequest {
 /// `GET /v1/receipts/{notificationId}` (without). Times are the relay's clock.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Receipt {
     /// Only in the answer to `POST /v1/notify`: true when the id was seen before and nothing
     /// was queued.
@@ -262,17 +264,21 @@ pub struct Receipt {
     pub notification_id: String,
     /// Always true: the relay has it.
     pub received: bool,
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Timestamp))]
     pub received_at: String,
     /// No device has reported it displayed, spoken, suppressed or replied to yet.
     pub queued: bool,
     pub displayed: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi::Timestamp>))]
     pub displayed_at: Option<String>,
     pub spoken: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi::Timestamp>))]
     pub spoken_at: Option<String>,
     pub replied: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi::Timestamp>))]
     pub replied_at: Option<String>,
     pub expect_reply: bool,
     /// Held back by quiet hours (or the device): no banner, no speech.
@@ -284,6 +290,7 @@ pub struct Receipt {
 /// imperfect), `audioUrl` (valid [`AUDIO_URL_VALID_SECS`]) and `durationSeconds`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ReplyResult {
     pub notification_id: String,
     pub replied: bool,
@@ -302,6 +309,7 @@ pub struct ReplyResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_seconds: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi::Timestamp>))]
     pub replied_at: Option<String>,
     pub suppressed: bool,
 }
@@ -309,6 +317,7 @@ pub struct ReplyResult {
 /// `quietHours` of [`StatusResponse`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct QuietHoursActive {
     pub active: bool,
 }
@@ -316,10 +325,12 @@ pub struct QuietHoursActive {
 /// `GET /v1/status`: exactly these three members, nothing else about the devices.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct StatusResponse {
     /// A device of the account holds a live `/ws` connection now.
     pub online: bool,
     /// Last device activity (now while online); null when no device was ever seen.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi::Timestamp>))]
     pub last_seen_at: Option<String>,
     pub quiet_hours: QuietHoursActive,
 }
@@ -331,20 +342,24 @@ pub const SEALED_NOTIFICATION_VERSION: u32 = 1;
 /// mode, docs/agents.md "Storage"). Binary values base64url without padding.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SealedNotification {
     /// [`SEALED_NOTIFICATION_VERSION`].
     pub v: u32,
     /// Key id of the account encryption key (epoch) it is sealed to.
     pub key_id: String,
     /// HPKE encapsulated key (32 bytes).
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
     pub enc: String,
     /// HPKE ciphertext of the [`NotificationContent`] JSON.
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
     pub ciphertext: String,
 }
 
 /// Who sent a notification.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NotificationSource {
     /// `agentKey` or `connector`.
     pub kind: String,
@@ -357,6 +372,7 @@ pub struct NotificationSource {
 /// One notification in the device feed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NotificationRecord {
     pub id: NotificationId,
     /// The revision of its last change (arrival, a receipt, the reply).
@@ -370,6 +386,7 @@ pub struct NotificationRecord {
 /// `GET /notifications?after=<cursor>&limit=<n>` (device).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NotificationPage {
     pub records: Vec<NotificationRecord>,
     /// The revision to pass as `after` next.
@@ -381,6 +398,7 @@ pub struct NotificationPage {
 /// accepted; each is stamped once by the relay's clock (repeats keep the first time).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ReceiptUpdate {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub displayed: Option<bool>,
@@ -393,6 +411,7 @@ pub struct ReceiptUpdate {
 /// `POST /notifications/{id}/reply` (device): the one typed reply (1–4,000 characters).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ReplyRequest {
     pub text: String,
 }
@@ -400,6 +419,7 @@ pub struct ReplyRequest {
 /// `PUT /quiet-hours` (device) and the settings part of `GET /quiet-hours`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct QuietHours {
     pub enabled: bool,
     /// `HH:MM`, 24-hour, local time in `timezone`.

@@ -52,6 +52,7 @@ pub fn is_secret_marker(value: &Value) -> bool {
 /// `secretPayload`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SecretEnvelope {
     pub envelope: Envelope,
 }
@@ -60,6 +61,7 @@ pub struct SecretEnvelope {
 /// identity key (`CertificateBody::OfferKey` naming this message and the calling device).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct OfferKeyRequest {
     pub certificate: Certificate,
 }
@@ -68,6 +70,7 @@ pub struct OfferKeyRequest {
 /// offer key only (envelope kind `secretPayload`, exactly one recipient: the offer key id).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SecretPayloadRequest {
     pub envelope: Envelope,
 }
@@ -75,6 +78,7 @@ pub struct SecretPayloadRequest {
 /// Where a secret offer stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum SecretOfferStatus {
     /// No device has opened it yet.
     Waiting,
@@ -92,6 +96,7 @@ pub enum SecretOfferStatus {
 /// return it. Times are RFC 3339 from the relay's clock.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SecretOfferState {
     pub status: SecretOfferStatus,
     /// The offer key certificate, once a device opened the offer (the sender verifies it
@@ -102,11 +107,14 @@ pub struct SecretOfferState {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device_id: Option<DeviceId>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi::Timestamp>))]
     pub opened_at: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi::Timestamp>))]
     pub sent_at: Option<String>,
     /// When the device collected the secret, or when it expired.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi::Timestamp>))]
     pub closed_at: Option<String>,
 }
 

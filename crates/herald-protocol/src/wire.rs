@@ -24,6 +24,7 @@ pub const DEVICE_BEARER_PREFIX: &str = "hds_";
 /// `POST /accounts` (no credential): the first device creates the account.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CreateAccountRequest {
     /// Self-signed account statement (`CertificateBody::Account`).
     pub statement: Certificate,
@@ -36,6 +37,7 @@ pub struct CreateAccountRequest {
 /// Answer to `POST /accounts` (201).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CreateAccountResponse {
     pub account_id: AccountId,
     pub device_id: DeviceId,
@@ -46,6 +48,7 @@ pub struct CreateAccountResponse {
 /// `POST /connections` (device): register a connection's certificate.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CreateConnectionRequest {
     /// `CertificateBody::Connection`, signed by the account identity key.
     pub certificate: Certificate,
@@ -54,6 +57,7 @@ pub struct CreateConnectionRequest {
 /// Answer to `POST /connections` (201).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CreateConnectionResponse {
     pub connection_id: ConnectionId,
     /// `hdr_…`: the bearer part of the connection token, returned once.
@@ -63,16 +67,20 @@ pub struct CreateConnectionResponse {
 /// One connection in `GET /connections`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ConnectionInfo {
     pub id: ConnectionId,
     pub name: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Timestamp))]
     pub created_at: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi::Timestamp>))]
     pub revoked_at: Option<String>,
 }
 
 /// `GET /connections`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ConnectionList {
     pub connections: Vec<ConnectionInfo>,
 }
@@ -80,6 +88,7 @@ pub struct ConnectionList {
 /// `GET /keys`: everything needed to verify senders and seal to the account.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct KeysResponse {
     pub account_id: AccountId,
     pub statement: Certificate,
@@ -102,11 +111,13 @@ pub struct KeysResponse {
 /// A revoked device's or connection's certificate in `GET /keys`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RevokedCertificate {
     /// The certificate as it was served while the credential was valid (AIK-signed).
     pub certificate: Certificate,
     /// When the relay revoked it, RFC 3339 UTC with milliseconds (the relay's clock, the same
     /// clock that stamps `createdAt` and `answeredAt`).
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Timestamp))]
     pub revoked_at: String,
 }
 
@@ -116,15 +127,19 @@ pub struct RevokedCertificate {
 /// The relay stores it as given; it cannot open it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RecoveryBackup {
     /// Key id of the recovery public key the bundle is sealed to.
     pub recovery_key_id: String,
     /// base64url X25519 recovery public key (so devices can re-seal to it).
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
     pub recovery_public_key: String,
     /// base64url of the sealed bundle (herald-crypto `seal_bundle_to_recovery`), ≤ 16 KiB.
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
     pub sealed_bundle: String,
     /// Set by the relay on read: when the backup was last written (RFC 3339).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi::Timestamp>))]
     pub updated_at: Option<String>,
 }
 
@@ -134,6 +149,7 @@ pub const MAX_BACKUP_CHARS: usize = 16 * 1024;
 /// `POST /messages` (header `Idempotency-Key` required).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SendMessageRequest {
     /// Made by the sender and equal to the envelope header's `messageId`.
     pub id: MessageId,
@@ -144,6 +160,7 @@ pub struct SendMessageRequest {
     #[serde(default)]
     pub expects_answer: bool,
     /// Absolute deadline (RFC 3339), at most 24 h after the relay receives it.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi::Timestamp>))]
     pub expires_at: Option<String>,
     /// Relative deadline in seconds (1 ..= 86,400); exclusive with `expiresAt`.
     pub expires_in: Option<u64>,
@@ -154,6 +171,7 @@ pub struct SendMessageRequest {
     /// retry (same Idempotency-Key, same digest → the original record) without seeing the
     /// content; without one it compares the body bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi::Base64Url>))]
     pub content_digest: Option<String>,
     pub envelope: Envelope,
     /// The files this message carries (≤ 10, no duplicates), ids only: their names, types and
@@ -171,6 +189,7 @@ fn default_kind() -> String {
 /// Status of a message as the relay tracks it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum MessageStatus {
     Delivered,
     Pending,
@@ -208,6 +227,7 @@ impl MessageStatus {
 /// envelope signature).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SenderInfo {
     /// `connection` or `device`.
     #[serde(rename = "type")]
@@ -219,8 +239,10 @@ pub struct SenderInfo {
 /// The answer stored with a request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AnswerRecord {
     pub envelope: Envelope,
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Timestamp))]
     pub answered_at: String,
     pub device_id: DeviceId,
 }
@@ -228,6 +250,7 @@ pub struct AnswerRecord {
 /// A message as the relay stores and serves it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MessageRecord {
     pub id: MessageId,
     /// Revision of the latest change to this record.
@@ -236,7 +259,9 @@ pub struct MessageRecord {
     pub status: MessageStatus,
     pub expects_answer: bool,
     pub sender: SenderInfo,
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Timestamp))]
     pub created_at: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi::Timestamp>))]
     pub expires_at: Option<String>,
     pub reply_to: Option<MessageId>,
     /// The conversation this message belongs to: the id of its first message (a message that
@@ -253,6 +278,7 @@ pub struct MessageRecord {
 /// `GET /messages?after=<cursor>&limit=N`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MessagePage {
     /// Records with revision > `after`, in revision order.
     pub records: Vec<MessageRecord>,
@@ -267,6 +293,7 @@ pub struct MessagePage {
 /// only the records visible to the caller.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ThreadPage {
     pub thread_id: MessageId,
     pub records: Vec<MessageRecord>,
@@ -275,6 +302,7 @@ pub struct ThreadPage {
 /// `POST /messages/:id/answer` (device only).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AnswerRequest {
     pub envelope: Envelope,
     /// The values of secret fields, sealed to the asking connection only (envelope kind
@@ -298,6 +326,7 @@ pub struct AnswerRequest {
 /// Frames the relay sends on `GET /ws` (text frames, JSON). Keepalive uses websocket pings.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum ServerFrame {
     /// The account changed; its latest revision is `revision`. Sent once on connect too.
     Sync { revision: Revision },

@@ -9,6 +9,7 @@
 use axum::extract::FromRequestParts;
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
+use axum::http::HeaderMap;
 use herald_protocol::wire::{CONNECTION_BEARER_PREFIX, DEVICE_BEARER_PREFIX};
 use herald_protocol::{AccountId, DeviceId};
 use ring::rand::{SecureRandom, SystemRandom};
@@ -51,8 +52,8 @@ impl Auth {
     }
 }
 
-fn bearer(parts: &Parts) -> Option<&str> {
-    let value = parts.headers.get(AUTHORIZATION)?.to_str().ok()?;
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(AUTHORIZATION)?.to_str().ok()?;
     let (scheme, token) = value.split_once(' ')?;
     if !scheme.eq_ignore_ascii_case("bearer") {
         return None;
@@ -62,11 +63,18 @@ fn bearer(parts: &Parts) -> Option<&str> {
         .then_some(token)
 }
 
+/// The hash of the request's device or connection bearer, if it carries one: what a
+/// long-lived request (a websocket) looks up again to learn whether its credential was
+/// revoked meanwhile.
+pub(crate) fn bearer_hash(headers: &HeaderMap) -> Option<TokenHash> {
+    bearer(headers).map(token_hash)
+}
+
 impl FromRequestParts<AppState> for Auth {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        let token = bearer(parts).ok_or_else(ApiError::unauthorized)?;
+        let token = bearer(&parts.headers).ok_or_else(ApiError::unauthorized)?;
         let hash = token_hash(token);
         let row = state
             .store(move |s| s.credential(&hash))

@@ -6,8 +6,10 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use herald_protocol::{AccountId, ConnectionId, Revision};
+use herald_protocol::{AccountId, ConnectionId, DeviceId, Revision};
 use tokio::sync::broadcast;
+
+use crate::store::agents::AgentCredential;
 
 /// Capacity of each account's channel; a socket further behind gets `Lagged` and resyncs.
 const CHANNEL_CAPACITY: usize = 64;
@@ -23,6 +25,12 @@ pub enum Change {
     },
     /// A connection was revoked: its open sockets close.
     ConnectionRevoked(ConnectionId),
+    /// A device was revoked: its open sockets close.
+    DeviceRevoked(DeviceId),
+    /// An agent key or connector was revoked: its waiting `GET /v1/replies` calls end (401).
+    AgentCredentialRevoked(AgentCredential),
+    /// The account was reset (deleted): every socket and waiting call of it ends.
+    AccountClosed,
 }
 
 #[derive(Default)]

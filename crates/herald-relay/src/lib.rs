@@ -16,6 +16,12 @@ mod events;
 mod hub;
 mod limits;
 mod mcp;
+/// The OpenAPI document of every route (`GET /openapi.json`, docs/openapi.md).
+pub mod openapi;
+/// The pure `POST /mcp` parsing and planning, reachable for the fuzz targets
+/// (crates/herald-fuzz-targets); not an API.
+#[doc(hidden)]
+pub use mcp::fuzzing as mcp_fuzzing;
 mod routes;
 mod state;
 pub mod store;

@@ -1,7 +1,6 @@
 //! `herald-relay`: runs the relay on one address with one data directory. Logs go to stderr
 //! (`RUST_LOG`); tokens, envelopes and bodies are never logged.
 
-use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
@@ -36,13 +35,8 @@ struct Args {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
-        )
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .init();
+    // RUST_LOG, under the guard that keeps dependencies' content-carrying levels off.
+    herald_log::init(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")));
     let args = Args::parse();
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await

@@ -2,14 +2,16 @@
 //! latest revision the caller can see, then one such frame after every change it can see (a
 //! connection: only changes to its own messages). Frames may coalesce; the client reads
 //! `GET /messages?after=<cursor>` either way. A websocket Ping every 20 s keeps proxies from
-//! closing idle sockets. On shutdown every socket gets a Close frame (1001, going away); a
-//! revoked connection's sockets get one with 1008 (policy).
+//! closing idle sockets. On shutdown every socket gets a Close frame (1001, going away); the
+//! sockets of a revoked device or connection, and every socket of an account that was reset,
+//! get one with 1008 (policy).
 
 use std::time::Duration;
 
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use herald_protocol::wire::ServerFrame;
 use herald_protocol::{ErrorCode, Revision};
@@ -19,7 +21,7 @@ use crate::auth::Auth;
 use crate::error::ApiError;
 use crate::hub::Change;
 use crate::state::AppState;
-use crate::store::{Principal, Viewer};
+use crate::store::{Principal, TokenHash};
 
 /// Keepalive interval.
 pub const PING_INTERVAL: Duration = Duration::from_secs(20);
@@ -27,14 +29,19 @@ pub const PING_INTERVAL: Duration = Duration::from_secs(20);
 pub(crate) async fn upgrade(
     State(state): State<AppState>,
     Auth(principal): Auth,
+    headers: HeaderMap,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
     let Ok(ws) = ws else {
         return ApiError::with_message(ErrorCode::BadRequest, "Expected a websocket upgrade.")
             .into_response();
     };
+    // Auth accepted the bearer, so there is one.
+    let Some(token) = crate::auth::bearer_hash(&headers) else {
+        return ApiError::unauthorized().into_response();
+    };
     let tracker = state.inner.sockets.clone();
-    ws.on_upgrade(move |socket| tracker.track_future(session(socket, state, principal)))
+    ws.on_upgrade(move |socket| tracker.track_future(session(socket, state, principal, token)))
 }
 
 /// What a batch of changes means for one socket.
@@ -42,15 +49,15 @@ pub(crate) async fn upgrade(
 struct Nudge {
     /// The newest revision this socket may see, if any changed.
     revision: Option<Revision>,
-    /// This socket's connection was revoked.
+    /// This socket's credential was revoked, or its account reset.
     revoked: bool,
 }
 
-fn fold(viewer: &Viewer, changes: impl IntoIterator<Item = Change>) -> Nudge {
+fn fold(principal: &Principal, changes: impl IntoIterator<Item = Change>) -> Nudge {
     let mut nudge = Nudge::default();
     for change in changes {
-        match (change, viewer) {
-            (Change::Message { revision, .. }, Viewer::Device) => {
+        match (change, principal) {
+            (Change::Message { revision, .. }, Principal::Device { .. }) => {
                 nudge.revision = nudge.revision.max(Some(revision));
             }
             (
@@ -58,38 +65,44 @@ fn fold(viewer: &Viewer, changes: impl IntoIterator<Item = Change>) -> Nudge {
                     revision,
                     sender_connection: Some(sender),
                 },
-                Viewer::Connection(me),
-            ) if &sender == me => {
+                Principal::Connection { connection_id, .. },
+            ) if &sender == connection_id => {
                 nudge.revision = nudge.revision.max(Some(revision));
             }
-            (Change::ConnectionRevoked(id), Viewer::Connection(me)) if &id == me => {
+            (Change::ConnectionRevoked(id), Principal::Connection { connection_id, .. })
+                if &id == connection_id =>
+            {
                 nudge.revoked = true;
             }
+            (Change::DeviceRevoked(id), Principal::Device { device_id, .. })
+                if &id == device_id =>
+            {
+                nudge.revoked = true;
+            }
+            (Change::AccountClosed, _) => nudge.revoked = true,
             _ => {}
         }
     }
     nudge
 }
 
-/// After a lag: whether this socket's connection was revoked meanwhile.
-async fn revoked_meanwhile(state: &AppState, principal: &Principal) -> bool {
-    let Principal::Connection {
-        account,
-        connection_id,
-    } = principal
-    else {
-        return false;
-    };
-    let (account, id) = (account.clone(), connection_id.clone());
-    match state
-        .store_call(move |s| s.list_connections(&account))
-        .await
-    {
-        Ok(list) => list.iter().any(|c| c.id == id && c.revoked_at.is_some()),
+/// After a lag: whether this socket's credential was revoked (or its account deleted)
+/// meanwhile: its token no longer authenticates.
+async fn revoked_meanwhile(state: &AppState, token: TokenHash) -> bool {
+    match state.store_call(move |s| s.credential(&token)).await {
+        Ok(row) => row.is_none_or(|r| r.revoked),
         Err(e) => {
             tracing::error!(error = %e, "ws: checking revocation failed");
             true
         }
+    }
+}
+
+/// The Close frame of a socket whose credential was revoked (or whose account was reset).
+fn revoked_frame() -> CloseFrame {
+    CloseFrame {
+        code: close_code::POLICY,
+        reason: "credential revoked".into(),
     }
 }
 
@@ -113,13 +126,17 @@ async fn latest(state: &AppState, principal: &Principal) -> Option<Revision> {
     }
 }
 
-async fn session(mut socket: WebSocket, state: AppState, principal: Principal) {
-    let viewer = principal.viewer();
+async fn session(mut socket: WebSocket, state: AppState, principal: Principal, token: TokenHash) {
     // A device's open socket is what `GET /v1/status` calls online (docs/agents.md).
     let _presence = crate::agents::presence::enter(&state, &principal);
     // Subscribe before reading the revision, so no change falls between the two.
     let mut changes = state.hub().subscribe(principal.account());
     let shutdown = state.shutdown_token().clone();
+    // A revocation between the upgrade and the subscription was not seen: look once.
+    if revoked_meanwhile(&state, token).await {
+        let _ = socket.send(Message::Close(Some(revoked_frame()))).await;
+        return;
+    }
     let Some(current) = latest(&state, &principal).await else {
         let _ = socket.send(Message::Close(None)).await;
         return;
@@ -149,17 +166,16 @@ async fn session(mut socket: WebSocket, state: AppState, principal: Principal) {
                         while let Ok(more) = changes.try_recv() {
                             batch.push(more);
                         }
-                        fold(&viewer, batch)
+                        fold(&principal, batch)
                     }
                     Err(RecvError::Lagged(_)) => Nudge {
                         revision: latest(&state, &principal).await,
-                        revoked: revoked_meanwhile(&state, &principal).await,
+                        revoked: revoked_meanwhile(&state, token).await,
                     },
                     Err(RecvError::Closed) => break,
                 };
                 if nudge.revoked {
-                    let frame = CloseFrame { code: close_code::POLICY, reason: "credential revoked".into() };
-                    let _ = socket.send(Message::Close(Some(frame))).await;
+                    let _ = socket.send(Message::Close(Some(revoked_frame()))).await;
                     break;
                 }
                 if let Some(revision) = nudge.revision {
@@ -179,7 +195,7 @@ async fn session(mut socket: WebSocket, state: AppState, principal: Principal) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use herald_protocol::ConnectionId;
+    use herald_protocol::{AccountId, ConnectionId, DeviceId};
 
     fn message(rev: u64, sender: Option<&ConnectionId>) -> Change {
         Change::Message {
@@ -188,17 +204,36 @@ mod tests {
         }
     }
 
+    fn account() -> AccountId {
+        AccountId::from_random(&[9; 16])
+    }
+
+    fn device(id: &DeviceId) -> Principal {
+        Principal::Device {
+            account: account(),
+            device_id: id.clone(),
+        }
+    }
+
+    fn connection(id: &ConnectionId) -> Principal {
+        Principal::Connection {
+            account: account(),
+            connection_id: id.clone(),
+        }
+    }
+
     #[test]
     fn fold_coalesces_to_the_newest_visible_revision() {
         let me = ConnectionId::from_random(&[1; 16]);
         let other = ConnectionId::from_random(&[2; 16]);
+        let laptop = DeviceId::from_random(&[3; 16]);
         let batch = vec![
             message(3, Some(&me)),
             message(5, None),
             message(4, Some(&other)),
         ];
         assert_eq!(
-            fold(&Viewer::Device, batch.clone()),
+            fold(&device(&laptop), batch.clone()),
             Nudge {
                 revision: Some(Revision(5)),
                 revoked: false
@@ -206,7 +241,7 @@ mod tests {
             "a device sees every change"
         );
         assert_eq!(
-            fold(&Viewer::Connection(me.clone()), batch),
+            fold(&connection(&me), batch),
             Nudge {
                 revision: Some(Revision(3)),
                 revoked: false
@@ -214,20 +249,48 @@ mod tests {
             "a connection sees only its own messages"
         );
         assert_eq!(
-            fold(
-                &Viewer::Connection(me.clone()),
-                vec![Change::ConnectionRevoked(other)]
-            ),
+            fold(&connection(&me), vec![Change::ConnectionRevoked(other)]),
             Nudge::default(),
             "another connection's revocation is nothing to this one"
         );
         assert!(
             fold(
-                &Viewer::Connection(me.clone()),
-                vec![Change::ConnectionRevoked(me)]
+                &connection(&me),
+                vec![Change::ConnectionRevoked(me.clone())]
             )
             .revoked,
             "its own revocation closes the socket"
         );
+    }
+
+    #[test]
+    fn fold_closes_on_a_revoked_device_or_a_closed_account() {
+        let laptop = DeviceId::from_random(&[3; 16]);
+        let phone = DeviceId::from_random(&[4; 16]);
+        let me = ConnectionId::from_random(&[1; 16]);
+        assert!(
+            fold(
+                &device(&laptop),
+                vec![Change::DeviceRevoked(laptop.clone())]
+            )
+            .revoked,
+            "a device's own revocation closes its socket"
+        );
+        assert_eq!(
+            fold(&device(&laptop), vec![Change::DeviceRevoked(phone.clone())]),
+            Nudge::default(),
+            "another device's revocation is nothing to this one"
+        );
+        assert_eq!(
+            fold(&connection(&me), vec![Change::DeviceRevoked(phone)]),
+            Nudge::default(),
+            "a device's revocation is nothing to a connection"
+        );
+        for principal in [device(&laptop), connection(&me)] {
+            assert!(
+                fold(&principal, vec![message(7, None), Change::AccountClosed]).revoked,
+                "a reset closes every socket of the account"
+            );
+        }
     }
 }

@@ -52,6 +52,17 @@ impl TestRelay {
     }
 
     async fn start_in(dir: TempDir, manual_clock: Option<Arc<ManualClock>>) -> TestRelay {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("binding 127.0.0.1:0");
+        Self::start_on(dir, manual_clock, listener)
+    }
+
+    fn start_on(
+        dir: TempDir,
+        manual_clock: Option<Arc<ManualClock>>,
+        listener: tokio::net::TcpListener,
+    ) -> TestRelay {
         let config = RelayConfig {
             data_dir: dir.path().to_path_buf(),
             public_url: None,
@@ -62,9 +73,6 @@ impl TestRelay {
             None => AppState::open(config),
         }
         .expect("opening the relay store");
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("binding 127.0.0.1:0");
         let relay = spawn_with_state(state.clone(), listener).expect("starting the relay");
         TestRelay {
             url: relay.url(),
@@ -105,10 +113,58 @@ impl TestRelay {
         Self::start_in(dir, manual_clock).await
     }
 
+    /// Shuts the relay down and keeps its data dir, clock and address, so that
+    /// [`StoppedRelay::start`] brings it back where clients expect it (an outage).
+    pub async fn stop(mut self) -> StoppedRelay {
+        if let Some(relay) = self.relay.take() {
+            relay.shutdown().await;
+        }
+        let TestRelay {
+            dir,
+            manual_clock,
+            addr,
+            ..
+        } = self;
+        StoppedRelay {
+            dir,
+            manual_clock,
+            addr,
+        }
+    }
+
     /// Shuts the relay down (sockets get a Close frame) and waits for it.
     pub async fn shutdown(mut self) {
         if let Some(relay) = self.relay.take() {
             relay.shutdown().await;
         }
+    }
+}
+
+/// A relay shut down by [`TestRelay::stop`]: its data dir, clock and address, kept for
+/// [`StoppedRelay::start`]. Dropping it removes the data.
+pub struct StoppedRelay {
+    /// The data dir (holds `relay.db`).
+    pub dir: TempDir,
+    manual_clock: Option<Arc<ManualClock>>,
+    /// The address it listened on, and will again.
+    pub addr: SocketAddr,
+}
+
+impl StoppedRelay {
+    /// Starts the relay again on the same data dir, clock and address (same `url`), retrying
+    /// the bind for up to 10 s while the old socket lets go of the port.
+    pub async fn start(self) -> TestRelay {
+        let mut tries = 0;
+        let listener = loop {
+            match tokio::net::TcpListener::bind(self.addr).await {
+                Ok(listener) => break listener,
+                Err(_) if tries < 100 => {
+                    tries += 1;
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                }
+                Err(e) => panic!("binding {} again: {e}", self.addr),
+            }
+        };
+        TestRelay::start_on(self.dir, self.manual_clock, listener)
     }
 }

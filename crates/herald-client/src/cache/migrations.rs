@@ -4,8 +4,6 @@
 use rusqlite::Connection;
 use rusqlite_migration::{Migrations, M};
 
-use crate::{Error, Result};
-
 const MIGRATIONS: &[M<'static>] = &[
     // 1: the cursor and the messages.
     M::up(
@@ -72,21 +70,28 @@ const MIGRATIONS: &[M<'static>] = &[
         cursor INTEGER NOT NULL
     );",
     ),
+    // 5: answers waiting for the relay (outbox.rs): one per request, sealed under the local key.
+    M::up(
+        "CREATE TABLE answer_outbox (
+        message_id TEXT PRIMARY KEY,
+        queued_at TEXT NOT NULL,
+        sealed_answer BLOB NOT NULL
+    );",
+    ),
 ];
 
-/// Brings the database to the latest schema.
-pub fn apply(c: &mut Connection) -> Result<()> {
-    Migrations::from_slice(MIGRATIONS)
-        .to_latest(c)
-        .map_err(|e| Error::Storage(format!("cache migration: {e}")))
+/// Brings the database to the latest schema, keeping the migration error (the cache tells
+/// damage from a locked database by it).
+pub fn apply_checked(c: &mut Connection) -> std::result::Result<(), rusqlite_migration::Error> {
+    Migrations::from_slice(MIGRATIONS).to_latest(c)
 }
 
 /// Brings the database to migration `n` only (tests of later migrations start from there).
 #[cfg(test)]
-pub(super) fn apply_first(c: &mut Connection, n: usize) -> Result<()> {
+pub(super) fn apply_first(c: &mut Connection, n: usize) -> crate::Result<()> {
     Migrations::from_slice(&MIGRATIONS[..n])
         .to_latest(c)
-        .map_err(|e| Error::Storage(format!("cache migration: {e}")))
+        .map_err(|e| crate::Error::Storage(format!("cache migration: {e}")))
 }
 
 #[cfg(test)]

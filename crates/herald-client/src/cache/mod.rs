@@ -7,6 +7,9 @@
 
 mod migrations;
 mod notifications;
+mod outbox;
+mod pages;
+mod recover;
 mod reopen;
 mod rows;
 
@@ -20,6 +23,7 @@ pub use notifications::CachedNotification;
 pub use rows::{CachedMessage, StoredRecord};
 
 use crate::{Error, Result};
+use recover::OpenError;
 
 /// File name of the cache database in the data dir.
 pub const CACHE_FILE: &str = "cache.db";
@@ -36,21 +40,25 @@ fn lock(m: &Mutex<Connection>) -> std::sync::MutexGuard<'_, Connection> {
 }
 
 impl Cache {
-    /// Opens (creating and migrating) the cache at `<data_dir>/cache.db`. A file that is not
-    /// a valid database is moved aside and rebuilt from the relay (keys are elsewhere, so
-    /// nothing is lost).
+    /// Opens (creating and migrating) the cache at `<data_dir>/cache.db`. A damaged file (cache/recover.rs:
+    /// malformed, not a database, failing `quick_check`, a failed migration or a
+    /// missing table) is moved aside as `cache.db.corrupt-<unix ms>` and a fresh cache with
+    /// cursor 0 takes its place, so the next catch-up rebuilds it from the relay; the keys are
+    /// elsewhere and untouched. Errors: `storage` for anything else (locked by another process,
+    /// disk full, permissions), leaving the file as it is.
     pub fn open(data_dir: &Path) -> Result<Cache> {
         let path = data_dir.join(CACHE_FILE);
         let writer = match open_writer(&path) {
             Ok(c) => c,
-            Err(e) => {
-                tracing::warn!(error = %e, "cache database unreadable; rebuilding from the relay");
-                let aside = data_dir.join(format!("{CACHE_FILE}.corrupt"));
-                let _ = std::fs::rename(&path, aside);
-                for suffix in ["-wal", "-shm"] {
-                    let _ = std::fs::remove_file(data_dir.join(format!("{CACHE_FILE}{suffix}")));
-                }
-                open_writer(&path)?
+            Err(OpenError::Failed(e)) => return Err(e),
+            Err(OpenError::Damaged(reason)) => {
+                recover::move_aside(data_dir, &reason)?;
+                open_writer(&path).map_err(|e| match e {
+                    OpenError::Failed(e) => e,
+                    OpenError::Damaged(reason) => {
+                        Error::Storage(format!("a fresh cache database is damaged: {reason}"))
+                    }
+                })?
             }
         };
         let reader = Connection::open(&path)?;
@@ -80,11 +88,8 @@ impl Cache {
         let mut fresh = Vec::with_capacity(records.len());
         for r in records {
             let existing: Option<i64> = tx
-                .query_row(
-                    "SELECT revision FROM messages WHERE id = ?1",
-                    [r.id.as_str()],
-                    |row| row.get(0),
-                )
+                .prepare_cached("SELECT revision FROM messages WHERE id = ?1")?
+                .query_row([r.id.as_str()], |row| row.get(0))
                 .optional()?;
             fresh.push(existing.is_none());
             if existing.is_some_and(|rev| rev as u64 >= r.revision.0) {
@@ -167,19 +172,15 @@ impl Cache {
     }
 }
 
-fn open_writer(path: &Path) -> Result<Connection> {
+fn open_writer(path: &Path) -> std::result::Result<Connection, OpenError> {
     private_file(path)?;
     let mut c = Connection::open(path)?;
     c.busy_timeout(std::time::Duration::from_secs(5))?;
     c.pragma_update(None, "journal_mode", "WAL")?;
     c.pragma_update(None, "synchronous", "NORMAL")?;
-    let check: String = c.query_row("PRAGMA quick_check", [], |r| r.get(0))?;
-    if check != "ok" {
-        return Err(Error::Storage(format!(
-            "cache integrity check failed: {check}"
-        )));
-    }
-    migrations::apply(&mut c)?;
+    recover::check_pages(&c)?;
+    migrations::apply_checked(&mut c)?;
+    recover::check_schema(&c)?;
     Ok(c)
 }
 

@@ -39,7 +39,8 @@ pub struct CachedMessage {
 }
 
 pub(super) fn upsert(c: &Connection, r: &StoredRecord) -> Result<()> {
-    c.execute(
+    // Prepared once per connection: a cold sync stores thousands of rows.
+    c.prepare_cached(
         "INSERT INTO messages (id, revision, status, expects_answer, sender_name, created_at,
              expires_at, sealed_title, sealed_content, sealed_answer, answered_at, error,
              thread_id, thread_sequence, reply_to, kind)
@@ -53,25 +54,25 @@ pub(super) fn upsert(c: &Connection, r: &StoredRecord) -> Result<()> {
              error = excluded.error, thread_id = excluded.thread_id,
              thread_sequence = excluded.thread_sequence, reply_to = excluded.reply_to,
              kind = excluded.kind",
-        params![
-            r.id,
-            r.revision.0 as i64,
-            r.status.as_str(),
-            r.expects_answer,
-            r.sender_name,
-            r.created_at,
-            r.expires_at,
-            r.sealed_title,
-            r.sealed_content,
-            r.sealed_answer,
-            r.answered_at,
-            r.error,
-            r.thread_id,
-            r.thread_sequence,
-            r.reply_to,
-            r.kind,
-        ],
-    )?;
+    )?
+    .execute(params![
+        r.id,
+        r.revision.0 as i64,
+        r.status.as_str(),
+        r.expects_answer,
+        r.sender_name,
+        r.created_at,
+        r.expires_at,
+        r.sealed_title,
+        r.sealed_content,
+        r.sealed_answer,
+        r.answered_at,
+        r.error,
+        r.thread_id,
+        r.thread_sequence,
+        r.reply_to,
+        r.kind,
+    ])?;
     Ok(())
 }
 

@@ -4,13 +4,14 @@
 //! against the form the message actually shows: `fields`, or `questions` expanded, or `schema`
 //! converted (see [`MessageContent::effective_fields`](super::MessageContent::effective_fields)).
 
+use std::cmp::Ordering;
 use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::attachments::{check_attachments, Attachment};
-use super::check::{is_integral, Check, Violation};
+use super::check::{cmp_numbers, is_integral, Check, Violation};
 use super::dates::{is_date, is_date_time};
 use super::fields::{Field, FieldKind};
 use super::limits::*;
@@ -86,14 +87,13 @@ pub(crate) fn check_value(field: &Field, value: &Value) -> Result<(), String> {
             if field.kind == FieldKind::Integer && !is_integral(n) {
                 return Err("must be a whole number".into());
             }
-            let x = n.as_f64();
             if let Some(min) = &field.bounds.minimum {
-                if x < min.as_f64() {
+                if cmp_numbers(n, min) == Ordering::Less {
                     return Err(format!("must be at least {min}"));
                 }
             }
             if let Some(max) = &field.bounds.maximum {
-                if x > max.as_f64() {
+                if cmp_numbers(n, max) == Ordering::Greater {
                     return Err(format!("must be at most {max}"));
                 }
             }

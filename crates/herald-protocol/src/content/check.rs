@@ -4,6 +4,7 @@
 //! into the path the sender actually wrote (`fields[2].label`, `questions[0].question`,
 //! `schema.properties.notes.title`), so an error always points at the offending input.
 
+use std::cmp::Ordering;
 use std::collections::HashSet;
 
 use super::answer::check_value;
@@ -250,7 +251,7 @@ fn check_bounds(c: &mut Check, src: Source<'_>, field: &Field) {
         }
     }
     if let (Some(lo), Some(hi)) = (&b.minimum, &b.maximum) {
-        if lo.as_f64() > hi.as_f64() {
+        if cmp_numbers(lo, hi) == Ordering::Greater {
             c.fail(src.path(Part::Maximum), "must not be below minimum");
         }
     }
@@ -281,4 +282,64 @@ fn check_bounds(c: &mut Check, src: Source<'_>, field: &Field) {
 /// A JSON number with no fractional part (`3` or `3.0`).
 pub(crate) fn is_integral(n: &serde_json::Number) -> bool {
     n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0)
+}
+
+/// Orders two JSON numbers by their exact values. Integers (i64/u64) compare exactly, also
+/// against floats: converting a large integer to `f64` would round it (2^53 + 1 would pass a
+/// `maximum` of 2^53). Floats compare as `f64`.
+pub(crate) fn cmp_numbers(a: &serde_json::Number, b: &serde_json::Number) -> Ordering {
+    fn int(n: &serde_json::Number) -> Option<i128> {
+        n.as_i64()
+            .map(i128::from)
+            .or_else(|| n.as_u64().map(i128::from))
+    }
+    /// `x` against `f`: `f.floor()` is an exact integer, saturated far beyond any i64/u64.
+    fn int_float(x: i128, f: f64) -> Ordering {
+        let floor = f.floor();
+        match x.cmp(&(floor as i128)) {
+            Ordering::Equal if f > floor => Ordering::Less,
+            other => other,
+        }
+    }
+    // Without serde_json's arbitrary_precision a number is an i64, a u64 or a finite f64.
+    let float = |n: &serde_json::Number| n.as_f64().unwrap_or(0.0);
+    match (int(a), int(b)) {
+        (Some(x), Some(y)) => x.cmp(&y),
+        (Some(x), None) => int_float(x, float(b)),
+        (None, Some(y)) => int_float(y, float(a)).reverse(),
+        (None, None) => float(a).partial_cmp(&float(b)).unwrap_or(Ordering::Equal),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cmp::Ordering::{Equal, Greater, Less};
+
+    use serde_json::Number;
+
+    use super::cmp_numbers;
+
+    fn n(text: &str) -> Number {
+        serde_json::from_str(text).expect("a JSON number")
+    }
+
+    #[test]
+    fn numbers_compare_exactly() {
+        // Found by the schema_form fuzz target: as f64 both sides were 2^53.
+        for (a, b, want) in [
+            ("9007199254740993", "9007199254740992", Greater),
+            ("9007199254740993", "9007199254740992.0", Greater),
+            ("9007199254740992.0", "9007199254740993", Less),
+            ("18446744073709551615", "-9223372036854775808", Greater),
+            ("3", "3.0", Equal),
+            ("3", "3.5", Less),
+            ("-3", "-3.5", Greater),
+            ("-0.0", "0", Equal),
+            ("0.1", "0.30000000000000004", Less),
+            ("1e300", "18446744073709551615", Greater),
+        ] {
+            assert_eq!(cmp_numbers(&n(a), &n(b)), want, "{a} vs {b}");
+            assert_eq!(cmp_numbers(&n(b), &n(a)), want.reverse(), "{b} vs {a}");
+        }
+    }
 }

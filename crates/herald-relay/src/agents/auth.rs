@@ -106,7 +106,7 @@ impl FromRequestParts<AppState> for AgentAuth {
 }
 
 /// Paths an agent credential may be sent to.
-fn agent_may_call(path: &str) -> bool {
+pub(crate) fn agent_may_call(path: &str) -> bool {
     path.starts_with("/v1/")
         || path == "/mcp"
         || path.starts_with("/.well-known/")

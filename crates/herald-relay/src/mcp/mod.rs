@@ -20,6 +20,17 @@ pub(crate) mod origin;
 mod tools;
 mod version;
 
+/// The pure parts of `POST /mcp` (framing, client checks, planning), for the fuzz targets in
+/// crates/herald-fuzz-targets and fuzz/. Not an API: no side effects, no relay state.
+#[doc(hidden)]
+pub mod fuzzing {
+    pub use super::dispatch::{plan, Plan, Reply};
+    pub use super::events::EventsMethod;
+    pub use super::jsonrpc::{classify, encode, Incoming, RequestId, RpcError};
+    pub use super::tools::ToolRequest;
+    pub use super::version::ClientKind;
+}
+
 use axum::routing::post;
 use axum::Router;
 

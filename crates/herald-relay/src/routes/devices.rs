@@ -165,6 +165,10 @@ pub(super) async fn revoke(
             _ => e,
         })?;
     tracing::info!(account = %auth.account, device = %auth.device_id, revoked = %target, epoch, "device revoked, key rotated");
+    // Its session is refused from now on; its open sockets close too.
+    state
+        .hub()
+        .publish(&auth.account, crate::hub::Change::DeviceRevoked(target));
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -232,6 +236,10 @@ pub(super) async fn reset(
         }
     }
     tracing::info!(old = %auth.account, account = %account_id, files = files.len(), "account reset");
+    // Every credential of the old account is gone: its sockets and waiting calls end.
+    state
+        .hub()
+        .publish(&auth.account, crate::hub::Change::AccountClosed);
     Ok((
         StatusCode::CREATED,
         Json(CreateAccountResponse {

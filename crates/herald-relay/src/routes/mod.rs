@@ -13,6 +13,7 @@ mod keys;
 mod messages;
 mod paging;
 mod pairings;
+mod path_check;
 mod secrets;
 
 use axum::body::Bytes;
@@ -59,6 +60,7 @@ pub fn router(state: AppState) -> Router {
         .route("/keys/pairings/{id}/failed", post(pairings::fail))
         .route("/keys/pairings/{id}/complete", post(pairings::complete))
         .route("/health", get(health))
+        .route("/openapi.json", get(crate::openapi::serve))
         .route("/ws", get(crate::ws::upgrade))
         .route("/messages", get(messages::list))
         .route("/messages/{id}", get(messages::get))
@@ -93,6 +95,8 @@ pub fn router(state: AppState) -> Router {
         .merge(agents::router())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        // A non-UTF-8 id: the catalog's 404, not axum's 400 text/plain (docs/openapi.md).
+        .layer(axum::middleware::from_fn(path_check::utf8_path))
         // Agent credentials may call only /v1/* and /mcp (docs/agents.md).
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),

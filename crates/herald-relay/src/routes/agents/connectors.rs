@@ -125,5 +125,10 @@ pub(super) async fn revoke(
     tracing::info!(account = %auth.account, connector = %id, "connector revoked");
     let credential = crate::store::agents::AgentCredential::Connector(id);
     state.credential_revoked(&auth.account, &credential).await;
+    // Calls it is waiting in end now (401), not when a reply comes.
+    state.hub().publish(
+        &auth.account,
+        crate::hub::Change::AgentCredentialRevoked(credential),
+    );
     Ok(StatusCode::NO_CONTENT)
 }

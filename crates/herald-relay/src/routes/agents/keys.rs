@@ -92,5 +92,10 @@ pub(super) async fn revoke(
     tracing::info!(account = %auth.account, agent_key = %id, "agent key revoked");
     let credential = crate::store::agents::AgentCredential::AgentKey(id);
     state.credential_revoked(&auth.account, &credential).await;
+    // Calls it is waiting in end now (401), not when a reply comes.
+    state.hub().publish(
+        &auth.account,
+        crate::hub::Change::AgentCredentialRevoked(credential),
+    );
     Ok(StatusCode::NO_CONTENT)
 }

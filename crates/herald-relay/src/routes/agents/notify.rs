@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use herald_protocol::notify::{
@@ -229,6 +229,7 @@ pub(super) fn reply_result(row: &NotificationRow, timed_out: bool) -> ReplyResul
 pub(super) async fn replies(
     State(state): State<AppState>,
     auth: AgentAuth,
+    headers: HeaderMap,
     Path(id): Path<String>,
     RawQuery(query): RawQuery,
 ) -> Result<Json<ReplyResult>, Refusal> {
@@ -252,8 +253,10 @@ pub(super) async fn replies(
             _ = tokio::time::sleep_until(deadline) => break,
             _ = shutdown.cancelled() => break,
             change = changes.recv() => {
-                if matches!(change, Err(RecvError::Closed)) {
-                    break;
+                match change {
+                    Err(RecvError::Closed) | Ok(Change::AccountClosed) => break,
+                    Ok(Change::AgentCredentialRevoked(c)) if c == auth.credential => break,
+                    _ => {}
                 }
                 current = live(&state, &auth, id.clone()).await?;
                 if current.replied_at.is_some() {
@@ -265,6 +268,9 @@ pub(super) async fn replies(
     // Seconds not waited go back to the day's budget.
     let waited = started.elapsed().as_millis().div_ceil(1000) as u64;
     budgets.refund_poll(&auth.account, granted.saturating_sub(waited), day);
+    // The credential may have been revoked (or its account reset) while the call waited: a
+    // revoked credential is never handed the reply (401).
+    crate::agents::auth::authenticate_agent(&state, &headers).await?;
     if current.replied_at.is_none() {
         current = live(&state, &auth, id).await?;
     }

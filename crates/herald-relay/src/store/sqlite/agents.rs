@@ -2,9 +2,9 @@
 //! notifications and quiet hours (`notifications.rs`).
 
 use chrono::{DateTime, Utc};
-use rusqlite::{Connection, Transaction, TransactionBehavior};
+use rusqlite::Connection;
 
-use super::{accounts, agent_credentials as creds, lock, notifications, ParseId, SqliteStore};
+use super::{accounts, agent_credentials as creds, notifications, ParseId, SqliteStore};
 use crate::store::agents::{
     AgentCredentialRow, AgentError, AgentKeyRow, AgentResult, AgentStore, ConnectorRow,
     NewDeviceGrant, NewNotification, NotificationRow, NotifyOutcome, PollOutcome, ReceiptFlags,
@@ -38,12 +38,8 @@ impl SqliteStore {
     }
 
     /// Runs `f` in an IMMEDIATE transaction on the writer; commits when it returns Ok.
-    fn agent_write<T>(&self, f: impl FnOnce(&Transaction<'_>) -> AgentResult<T>) -> AgentResult<T> {
-        let mut conn = lock(&self.writer);
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let out = f(&tx)?;
-        tx.commit()?;
-        Ok(out)
+    fn agent_write<T>(&self, f: impl FnOnce(&Connection) -> AgentResult<T>) -> AgentResult<T> {
+        self.writer.write(f)
     }
 }
 

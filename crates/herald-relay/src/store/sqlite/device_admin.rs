@@ -4,11 +4,11 @@
 use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
-use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
+use rusqlite::{params, Connection, OptionalExtension};
 
 use super::{
-    accounts, backups, cert_from_json, devices, encryption_keys, from_millis, lock, pairings,
-    parse_id, SqliteStore,
+    accounts, backups, cert_from_json, devices, encryption_keys, from_millis, pairings, parse_id,
+    SqliteStore,
 };
 use crate::store::devices::{
     DeviceBundleRow, DeviceResult, DeviceRow, DeviceStore, NewDevice, NewPairing, PairingResponse,
@@ -22,15 +22,8 @@ use herald_protocol::{AccountId, DeviceId, ErrorCode, PairingId};
 
 impl SqliteStore {
     /// Runs `f` in an IMMEDIATE transaction on the writer; commits when it returns Ok.
-    fn write_devices<T>(
-        &self,
-        f: impl FnOnce(&Transaction<'_>) -> DeviceResult<T>,
-    ) -> DeviceResult<T> {
-        let mut conn = lock(&self.writer);
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let out = f(&tx)?;
-        tx.commit()?;
-        Ok(out)
+    fn write_devices<T>(&self, f: impl FnOnce(&Connection) -> DeviceResult<T>) -> DeviceResult<T> {
+        self.writer.write(f)
     }
 
     fn read_devices<T>(&self, f: impl FnOnce(&Connection) -> DeviceResult<T>) -> DeviceResult<T> {

@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
-use super::{from_millis, lock, SqliteStore};
+use super::{from_millis, SqliteStore};
 use crate::store::events::{EventResult, EventStore, Subscriber, SubscriptionRow, Upsert};
 use crate::store::StoreError;
 use herald_protocol::AccountId;
@@ -133,15 +133,9 @@ impl SqliteStore {
 
     fn event_write<T>(
         &self,
-        f: impl FnOnce(&rusqlite::Transaction<'_>) -> EventResult<T>,
+        f: impl FnOnce(&rusqlite::Connection) -> EventResult<T>,
     ) -> EventResult<T> {
-        let mut conn = lock(&self.writer);
-        let tx = conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(StoreError::from)?;
-        let out = f(&tx)?;
-        tx.commit().map_err(StoreError::from)?;
-        Ok(out)
+        self.writer.write(f)
     }
 }
 

@@ -5,9 +5,9 @@
 //! whatever passes its deadline.
 
 use chrono::{DateTime, Utc};
-use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
+use rusqlite::{params, Connection, OptionalExtension};
 
-use super::{accounts, idempotency, lock, messages, record_in, SqliteStore};
+use super::{accounts, idempotency, messages, record_in, SqliteStore};
 use crate::store::files::{
     Download, FileError, FileResult, FileStore, NewFile, SweptFiles, UploadSlot,
 };
@@ -151,12 +151,8 @@ impl SqliteStore {
     }
 
     /// Runs `f` in an IMMEDIATE transaction on the writer; commits when it returns Ok.
-    fn file_write<T>(&self, f: impl FnOnce(&Transaction<'_>) -> FileResult<T>) -> FileResult<T> {
-        let mut conn = lock(&self.writer);
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let out = f(&tx)?;
-        tx.commit()?;
-        Ok(out)
+    fn file_write<T>(&self, f: impl FnOnce(&Connection) -> FileResult<T>) -> FileResult<T> {
+        self.writer.write(f)
     }
 }
 

@@ -1,8 +1,9 @@
 //! The embedded SQLite store: one file (`relay.db`), WAL, `synchronous=FULL` so an
 //! acknowledged write is on disk, numbered migrations applied in a transaction.
 //!
-//! ONE writer connection behind a mutex, and a small pool of read-only connections, so reads
-//! never wait for the writer (WAL). Every method is blocking and is called from tokio's
+//! ONE writer connection, with group commit (concurrent write calls share one transaction
+//! and its fsync; `writer.rs`), and a small pool of read-only connections, so reads never
+//! wait for the writer (WAL). Every method is blocking and is called from tokio's
 //! blocking pool (see `AppState::store_call`); no lock is held across an `.await`. Write
 //! transactions are `IMMEDIATE`, so the revision counter is read and bumped under the write
 //! lock and revisions commit in order.
@@ -24,12 +25,13 @@ mod pairings;
 mod revoked;
 mod secret_files;
 mod secrets;
+mod writer;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
 use chrono::{DateTime, Utc};
-use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
+use rusqlite::{Connection, OpenFlags};
 use rusqlite_migration::{Migrations, M};
 
 use super::{
@@ -68,7 +70,7 @@ const EXPIRE_BATCH: u32 = 500;
 
 pub struct SqliteStore {
     path: PathBuf,
-    writer: Mutex<Connection>,
+    writer: writer::Writer,
     readers: Mutex<Vec<Connection>>,
 }
 
@@ -87,7 +89,7 @@ impl SqliteStore {
         migrations().to_latest(&mut writer)?;
         Ok(SqliteStore {
             path,
-            writer: Mutex::new(writer),
+            writer: writer::Writer::new(writer),
             readers: Mutex::new(Vec::new()),
         })
     }
@@ -121,13 +123,11 @@ impl SqliteStore {
         out
     }
 
-    /// Runs `f` in an IMMEDIATE transaction on the writer; commits when it returns Ok.
-    fn write<T>(&self, f: impl FnOnce(&Transaction<'_>) -> StoreResult<T>) -> StoreResult<T> {
-        let mut conn = lock(&self.writer);
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let out = f(&tx)?;
-        tx.commit()?;
-        Ok(out)
+    /// Runs `f` in an IMMEDIATE transaction on the writer (shared with concurrent calls:
+    /// group commit, see `writer.rs`); returns once the commit holding its changes returned.
+    /// When `f` fails its changes are rolled back.
+    fn write<T>(&self, f: impl FnOnce(&Connection) -> StoreResult<T>) -> StoreResult<T> {
+        self.writer.write(f)
     }
 }
 
@@ -448,14 +448,14 @@ mod tests {
     #[test]
     fn pragmas_make_writes_durable() {
         let (_dir, store) = open();
-        let conn = lock(&store.writer);
-        let mode: String = conn
-            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
-            .expect("journal_mode");
+        let (mode, sync) = store
+            .write(|conn| {
+                let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0))?;
+                let sync: i64 = conn.query_row("PRAGMA synchronous", [], |r| r.get(0))?;
+                Ok((mode, sync))
+            })
+            .expect("reading the writer's pragmas");
         assert_eq!(mode, "wal", "WAL lets readers run beside the writer");
-        let sync: i64 = conn
-            .query_row("PRAGMA synchronous", [], |r| r.get(0))
-            .expect("synchronous");
         assert_eq!(sync, 2, "synchronous=FULL: acknowledged means on disk");
     }
 

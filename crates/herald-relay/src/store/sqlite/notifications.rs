@@ -170,7 +170,13 @@ pub(super) fn page(
     );
     let mut stmt = conn.prepare_cached(&sql)?;
     let raws = stmt.query_map(
-        params![account.as_str(), after.0 as i64, i64::from(limit) + 1],
+        // A cursor past i64::MAX is past every revision (SQLite integers are i64): saturate,
+        // as the message feed does, rather than wrap to a negative cursor.
+        params![
+            account.as_str(),
+            i64::try_from(after.0).unwrap_or(i64::MAX),
+            i64::from(limit) + 1
+        ],
         raw,
     )?;
     let mut rows = Vec::new();

@@ -8,9 +8,9 @@
 //! as soon as they are handed over or expire; the rows stay as tombstones.
 
 use chrono::{DateTime, Utc};
-use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
+use rusqlite::{params, Connection, OptionalExtension};
 
-use super::{accounts, files, lock, messages, parse_id, record_in, secret_files, SqliteStore};
+use super::{accounts, files, messages, parse_id, record_in, secret_files, SqliteStore};
 use crate::clock::format_millis;
 use crate::store::secrets::{
     NewOfferKey, NewSecretAnswer, NewSecretPayload, OfferChange, SecretError, SecretResult,
@@ -70,15 +70,8 @@ fn envelope_from(json: &str) -> SecretResult<Envelope> {
 impl SqliteStore {
     /// Runs `f` in an IMMEDIATE transaction on the writer; commits when it returns Ok. A
     /// refusal that must still write (marking a secret expired) returns `Ok(Err(..))`.
-    fn secret_write<T>(
-        &self,
-        f: impl FnOnce(&Transaction<'_>) -> SecretResult<T>,
-    ) -> SecretResult<T> {
-        let mut conn = lock(&self.writer);
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let out = f(&tx)?;
-        tx.commit()?;
-        Ok(out)
+    fn secret_write<T>(&self, f: impl FnOnce(&Connection) -> SecretResult<T>) -> SecretResult<T> {
+        self.writer.write(f)
     }
 }
 

@@ -1,0 +1,199 @@
+//! `files`: a 100 MB file through a real relay — encrypt + upload (the agent's
+//! `AgentClient::send` with the file attached: age encryption, `POST /files`, `PUT
+//! /files/:id`, the sealed message) and download + decrypt (the device core's
+//! `Core::save_attachment`: streamed from the relay through the decryptor, size and SHA-256
+//! checked, saved 0600). Reports MB/s (10^6 bytes of plaintext per second) each way and the
+//! growth of this process's peak resident set (VmHWM after `/proc/self/clear_refs`) over each
+//! direction (docs/benchmarks.md, "Device core and files").
+//!
+//! With `--relay-bin` the relay is a child process and the memory figures are the client's
+//! alone (agent + device core); without it the relay runs in this process and is counted too.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, bail, Context};
+use clap::Parser;
+use herald_bench::device::{self, BenchRelay};
+use herald_bench::{Report, Summary};
+use herald_client::agent::SendOptions;
+use herald_protocol::content::MessageContent;
+
+#[derive(Debug, Parser)]
+#[command(about = "100 MB file: encrypt + upload and download + decrypt through a real relay")]
+struct Args {
+    /// File size in bytes (default: the largest attachment, 100 MB).
+    #[arg(long, default_value_t = herald_protocol::content::MAX_ATTACHMENT_BYTES)]
+    bytes: u64,
+    /// Round trips measured.
+    #[arg(long, default_value_t = 3)]
+    reps: usize,
+    /// Run this herald-relay binary as a child instead of the relay in this process.
+    #[arg(long)]
+    relay_bin: Option<PathBuf>,
+    /// Directory for the relay, the device and the files (default: the temp dir).
+    #[arg(long)]
+    dir: Option<PathBuf>,
+}
+
+fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let dir = device::scratch(args.dir.as_ref(), "herald-bench-files-")?;
+    let relay = BenchRelay::start(&dir.path().join("relay"), args.relay_bin.as_deref(), 2)?;
+    let client = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let result = client.block_on(run(&args, relay.url(), dir.path()));
+    drop(client);
+    relay.stop();
+    let reps = result?;
+    let mb = args.bytes as f64 / 1e6;
+    let relay_kind = if args.relay_bin.is_some() {
+        "child process (memory = client only)"
+    } else {
+        "in-process, own runtime (memory includes the relay)"
+    };
+    for (case, pick) in [("encrypt+upload", 0usize), ("download+decrypt", 1usize)] {
+        let rates: Vec<f64> = reps
+            .iter()
+            .map(|r| mb / r.time[pick].as_secs_f64())
+            .collect();
+        let growth: Vec<f64> = reps
+            .iter()
+            .map(|r| r.growth_kb[pick] as f64 / 1024.0)
+            .collect();
+        Report {
+            bench: "files",
+            case: format!("{case} bytes={}", args.bytes),
+            unit: "MB/s",
+            summary: Summary::of(&rates).context("no samples")?,
+            extra: serde_json::json!({
+                "target": {"mb_per_s": 200, "peak_growth_mib": 64},
+                "peak_rss_growth_mib": Summary::of(&growth),
+                "seconds": reps.iter().map(|r| r.time[pick].as_secs_f64()).collect::<Vec<_>>(),
+                "relay": relay_kind,
+            }),
+        }
+        .print();
+    }
+    Ok(())
+}
+
+struct Rep {
+    time: [Duration; 2],
+    growth_kb: [u64; 2],
+}
+
+async fn run(args: &Args, url: &str, dir: &Path) -> anyhow::Result<Vec<Rep>> {
+    let account = device::create_account(url, &dir.join("device")).await?;
+    let (core, agent) = (account.core, account.agent);
+    let source = dir.join("big.bin");
+    write_file(&source, args.bytes)?;
+    let original = sha256_of(&source)?;
+
+    // Warm every path once with a small file, so first-use allocations are not counted.
+    let small = dir.join("small.bin");
+    write_file(&small, 300_000)?;
+    round_trip(&core, &agent, &small, &dir.join("small.out")).await?;
+    std::fs::remove_file(dir.join("small.out"))?;
+
+    let mut reps = Vec::with_capacity(args.reps);
+    for rep in 0..args.reps {
+        let dest = dir.join(format!("big.out.{rep}"));
+        let r = round_trip(&core, &agent, &source, &dest).await?;
+        if sha256_of(&dest)? != original {
+            bail!("the saved file is not the original");
+        }
+        std::fs::remove_file(&dest)?;
+        eprintln!(
+            "# rep {rep}: up {:.2} s (+{} kB peak), down {:.2} s (+{} kB peak)",
+            r.time[0].as_secs_f64(),
+            r.growth_kb[0],
+            r.time[1].as_secs_f64(),
+            r.growth_kb[1]
+        );
+        reps.push(r);
+    }
+    Ok(reps)
+}
+
+async fn round_trip(
+    core: &herald_client::Core,
+    agent: &herald_client::agent::AgentClient,
+    source: &Path,
+    dest: &Path,
+) -> anyhow::Result<Rep> {
+    let content = MessageContent {
+        title: "Build artefact".into(),
+        ..Default::default()
+    };
+    device::reset_peak_rss()?;
+    let before = device::status_kb("VmRSS:")?;
+    let t = Instant::now();
+    let record = agent
+        .send(
+            &content,
+            SendOptions {
+                attachments: vec![source.to_path_buf()],
+                ..Default::default()
+            },
+        )
+        .await
+        .map_err(|e| anyhow!("send with file: {e}"))?;
+    let up = t.elapsed();
+    let up_growth = device::status_kb("VmHWM:")?.saturating_sub(before);
+
+    core.sync_once().await.map_err(|e| anyhow!("sync: {e}"))?;
+    let id = record.id.to_string();
+    let view = core.message(&id).await.map_err(|e| anyhow!("view: {e}"))?;
+    let attachment = view.attachments.first().context("no attachment")?;
+
+    device::reset_peak_rss()?;
+    let before = device::status_kb("VmRSS:")?;
+    let t = Instant::now();
+    core.save_attachment(&id, &attachment.id, dest)
+        .await
+        .map_err(|e| anyhow!("save attachment: {e}"))?;
+    let down = t.elapsed();
+    let down_growth = device::status_kb("VmHWM:")?.saturating_sub(before);
+    Ok(Rep {
+        time: [up, down],
+        growth_kb: [up_growth, down_growth],
+    })
+}
+
+/// Writes `n` pseudo-random bytes (xorshift; incompressible) in 1 MiB chunks.
+fn write_file(path: &Path, n: u64) -> anyhow::Result<()> {
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut buf = vec![0u8; 1 << 20];
+    let mut left = n;
+    while left > 0 {
+        for chunk in buf.chunks_mut(8) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            chunk.copy_from_slice(&x.to_le_bytes()[..chunk.len()]);
+        }
+        let take = left.min(buf.len() as u64) as usize;
+        f.write_all(&buf[..take])?;
+        left -= take as u64;
+    }
+    f.flush()?;
+    Ok(())
+}
+
+fn sha256_of(path: &Path) -> anyhow::Result<Vec<u8>> {
+    let mut f = std::fs::File::open(path)?;
+    let mut ctx = ring::digest::Context::new(&ring::digest::SHA256);
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            return Ok(ctx.finish().as_ref().to_vec());
+        }
+        ctx.update(&buf[..n]);
+    }
+}

@@ -1,0 +1,140 @@
+//! Answers given while the relay is out of reach are kept and posted later, exactly once.
+//!
+//! [`crate::Core::answer`] posts at once. When that fails for a transient reason (`network`
+//! or a 5xx) and the answer can wait — no files and no secret fields, whose plaintext never
+//! touches the disk — it is sealed under the local key into the cache's `answer_outbox`
+//! (keyed by the request's id) and the caller gets `answer_queued`. Every catch-up (on each
+//! (re)connect and nudge, and `herald inbox`) first posts what is queued:
+//!
+//! - accepted: stored and announced, the row removed;
+//! - `409 already_answered` with the relay's answer made by THIS device: an earlier post of
+//!   this very answer landed but its response was lost — delivered, the row removed (the
+//!   relay holds one answer per request and this device queues one, so this is exactly once);
+//! - refused for good (answered on another device, `request_expired`, `request_cancelled`,
+//!   `not_found`, a sender no longer certified…): the relay's record is stored, so the UI shows
+//!   the winner's answer or the closed state, and the row removed;
+//! - transient again: kept, and the catch-up fails so the sync loop retries with backoff.
+//!
+//! The request id is the idempotency key: one queued answer per request, kept across
+//! restarts, and a second answer to a request with one queued gets `answer_queued` without
+//! posting anything.
+
+use herald_crypto::LocalKey;
+use herald_protocol::content::{AnswerContent, MessageContent};
+use herald_protocol::wire::MessageRecord;
+use herald_protocol::{ErrorCode, MessageId};
+
+use crate::core::Inner;
+use crate::session::{OpenedMessage, Session};
+use crate::view::CoreEvent;
+use crate::{Error, Result};
+
+/// Associated data of a queued answer's local seal (bound to the request id).
+fn aad(id: &str) -> Vec<u8> {
+    format!("herald.v1/outbox/{id}").into_bytes()
+}
+
+/// Whether an answer may wait in the outbox: no file or secret field is answered (files are
+/// uploaded before posting; secret values are never written to disk).
+pub(crate) fn can_wait(content: &MessageContent, answer: &AnswerContent) -> bool {
+    answer.attachments.is_empty()
+        && content
+            .effective_fields()
+            .iter()
+            .all(|f| !f.kind.excludes_actions())
+}
+
+/// Learns a rotated account key if needed, seals `answer` and posts it once.
+pub(crate) async fn post(
+    inner: &Inner,
+    session: &Session,
+    id: &MessageId,
+    opened: &OpenedMessage,
+    answer: AnswerContent,
+) -> Result<MessageRecord> {
+    crate::devices::fresh_keys(inner, session).await?;
+    let request = session.answer_request(id, opened, answer).await?;
+    session.http.answer(id, &request).await
+}
+
+/// Keeps `answer` to request `id` for later. Returns false when one was kept already.
+pub(crate) async fn queue(inner: &Inner, id: &str, answer: &AnswerContent) -> Result<bool> {
+    let plaintext = zeroize::Zeroizing::new(
+        serde_json::to_vec(answer).map_err(|e| Error::Protocol(e.to_string()))?,
+    );
+    let sealed = herald_crypto::seal_local(&inner.local.key, &aad(id), &plaintext);
+    let owned = id.to_owned();
+    let queued_at = crate::agent::now_rfc3339();
+    let added = inner
+        .cache_call(move |c| c.queue_answer(&owned, &queued_at, &sealed))
+        .await?;
+    tracing::info!(message = %id, "relay out of reach; answer queued");
+    Ok(added)
+}
+
+fn open(key: &LocalKey, id: &str, sealed: &[u8]) -> Result<AnswerContent> {
+    let bytes = herald_crypto::open_local(key, &aad(id), sealed)?;
+    serde_json::from_slice(&bytes).map_err(|e| Error::Storage(format!("queued answer: {e}")))
+}
+
+/// Posts every queued answer (see the module docs). Returns how many left the queue.
+/// Errors: the first transient failure (`network`, a 5xx), with the rest kept for later.
+pub(crate) async fn flush(inner: &Inner, session: &Session) -> Result<usize> {
+    let queued = inner.cache_call(|c| c.queued_answers()).await?;
+    let mut done = 0;
+    for (id, sealed) in queued {
+        match deliver(inner, session, &id, &sealed).await {
+            Ok(()) => {}
+            Err(e) if crate::http::is_transient(&e) => return Err(e),
+            Err(e) => {
+                tracing::info!(message = %id, code = %e.code(), "queued answer not delivered")
+            }
+        }
+        let owned = id.clone();
+        inner.cache_call(move |c| c.dequeue_answer(&owned)).await?;
+        done += 1;
+    }
+    Ok(done)
+}
+
+/// Posts one queued answer. `Ok` when the relay holds it (now or from an earlier post).
+async fn deliver(inner: &Inner, session: &Session, id: &str, sealed: &[u8]) -> Result<()> {
+    let message_id = MessageId::parse(id).ok_or_else(|| Error::NotFound(id.to_owned()))?;
+    let answer = open(&inner.local.key, id, sealed)?;
+    let owned = id.to_owned();
+    let row = inner.cache_call(move |c| c.get(&owned)).await?;
+    let opened = crate::present::opened(&inner.local.key, &row)?;
+    match post(inner, session, &message_id, &opened, answer).await {
+        Ok(record) => store_and_announce(inner, session, &record).await,
+        Err(e) if crate::http::is_transient(&e) => Err(e),
+        Err(e) => {
+            let current = session.http.message(&message_id).await?;
+            store_and_announce(inner, session, &current).await?;
+            let mine = current
+                .answer
+                .as_ref()
+                .is_some_and(|a| a.device_id == session.state.device_id);
+            if crate::http::is_code(&e, ErrorCode::AlreadyAnswered) && mine {
+                return Ok(());
+            }
+            Err(e)
+        }
+    }
+}
+
+/// Opens and stores `record` outside the feed (keeping the cursor) and tells the UI.
+pub(crate) async fn store_and_announce(
+    inner: &Inner,
+    session: &Session,
+    record: &MessageRecord,
+) -> Result<()> {
+    let row = session.process(&inner.local.key, record).await?;
+    let id = row.id.clone();
+    inner.cache_call(move |c| c.store_record(&row)).await?;
+    let message = inner.summary_of(&id).await?;
+    let _ = inner.events.send(CoreEvent::MessageUpserted {
+        message,
+        is_new: false,
+    });
+    Ok(())
+}

@@ -1,0 +1,4 @@
+//! Fuzz target `content`: the body and its properties are `herald_fuzz_targets::content`.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| herald_fuzz_targets::content(data));
