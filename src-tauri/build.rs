@@ -47,6 +47,7 @@ fn main() {
         "approve_connector",
         "deny_connector",
         "revoke_connector",
+        "ui_painted",
     ];
     let attributes = tauri_build::Attributes::new()
         .config_path("../tauri.conf.json")

@@ -15,6 +15,7 @@ mod events;
 mod files;
 mod notify;
 mod notify_plan;
+mod paint;
 mod picks;
 mod shell;
 mod speech;
@@ -22,6 +23,7 @@ mod speech;
 use tauri::Manager;
 
 fn main() {
+    paint::mark_process_start();
     // RUST_LOG, under the guard that keeps dependencies' content-carrying levels off
     // (html5ever's text nodes, tungstenite's Authorization header, the words `tts` speaks).
     herald_log::init(

@@ -177,6 +177,16 @@ impl<R: Runtime> Worker<R> {
             if batch.is_empty() {
                 continue;
             }
+            let capabilities = server_capabilities().await;
+            let has = |name: &str| {
+                capabilities
+                    .as_ref()
+                    .is_some_and(|c| c.iter().any(|c| c == name))
+            };
+            let shows = Shows {
+                buttons: has("actions"),
+                markup: has("body-markup"),
+            };
             match notify_plan::plan(batch) {
                 Plan::Summary(banner) => {
                     if let Some(previous) = summary.take() {
@@ -184,23 +194,19 @@ impl<R: Runtime> Worker<R> {
                     }
                     // A backlog is not read aloud, and its notifications count as displayed
                     // only once the inbox shows them.
-                    summary = show(&self.app, &banner);
+                    summary = show(&self.app, &banner, shows.markup);
                 }
                 Plan::Each(items) => {
-                    let capabilities = server_capabilities().await;
-                    let buttons = capabilities
-                        .as_ref()
-                        .is_some_and(|c| c.iter().any(|c| c == "actions"));
                     for item in items {
                         match item {
                             Item::Request(message) => {
-                                if let Some(id) = self.request(&message, buttons).await {
+                                if let Some(id) = self.request(&message, shows).await {
                                     shown.insert(message.id.clone(), id);
                                     watch_deadline(&self.tx, &message);
                                 }
                             }
                             Item::Agent(notification) => {
-                                self.agent(notification, capabilities.is_some());
+                                self.agent(notification, capabilities.is_some(), shows.markup);
                             }
                         }
                     }
@@ -227,7 +233,7 @@ impl<R: Runtime> Worker<R> {
     }
 
     /// Shows a request's banner; returns its notification id.
-    async fn request(&self, message: &MessageSummary, buttons: bool) -> Option<i32> {
+    async fn request(&self, message: &MessageSummary, shows: Shows) -> Option<i32> {
         let view = match self.core.message(&message.id).await {
             Ok(view) => view,
             Err(error) => {
@@ -239,17 +245,17 @@ impl<R: Runtime> Worker<R> {
         if view.summary.status != MessageStatus::Pending || view.answer.is_some() {
             return None;
         }
-        let banner = notify_plan::request_banner(&view.summary, Some(&view), buttons);
-        show(&self.app, &banner)
+        let banner = notify_plan::request_banner(&view.summary, Some(&view), shows.buttons);
+        show(&self.app, &banner, shows.markup)
     }
 
     /// Shows an agent notification's banner, reads it aloud when asked, reports receipts.
-    fn agent(&self, notification: NotificationView, server_answered: bool) {
+    fn agent(&self, notification: NotificationView, server_answered: bool, markup: bool) {
         if notification.error.is_some() {
             return;
         }
         let banner = notify_plan::agent_banner(&notification);
-        if show(&self.app, &banner).is_some() && server_answered {
+        if show(&self.app, &banner, markup).is_some() && server_answered {
             self.report(&notification.id, NotificationReceiptKind::Displayed);
         }
         if notification.speak {
@@ -282,16 +288,32 @@ impl<R: Runtime> Worker<R> {
     }
 }
 
+/// What the notification server can show, from its capabilities.
+#[derive(Clone, Copy)]
+struct Shows {
+    /// `actions`: buttons on the banner.
+    buttons: bool,
+    /// `body-markup`: the server reads the body as markup, so agent text is escaped first.
+    markup: bool,
+}
+
 /// Shows a banner; returns its notification id. `show()` returning Ok only means the request
 /// went to the notification server (or nowhere, if none runs): it is not proof of display.
-fn show<R: Runtime>(app: &AppHandle<R>, banner: &Banner) -> Option<i32> {
+/// `markup`: the server interprets the body's markup (`<a>`, `<img>`…), so it gets the text
+/// escaped and agent-written tags stay text.
+fn show<R: Runtime>(app: &AppHandle<R>, banner: &Banner, markup: bool) -> Option<i32> {
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     let notification = app.notification();
+    let body = if markup {
+        notify_plan::escape_markup(&banner.body)
+    } else {
+        banner.body.clone()
+    };
     let mut builder = notification
         .builder()
         .id(id)
         .title(banner.title.clone())
-        .body(banner.body.clone());
+        .body(body);
     builder = match &banner.target {
         Target::Message(message_id) => builder.extra(EXTRA_MESSAGE_ID, message_id.clone()),
         Target::Notification(id) => builder.extra(EXTRA_NOTIFICATION_ID, id.clone()),

@@ -174,6 +174,23 @@ pub fn speech_text(notification: &NotificationView) -> String {
     .join(" ")
 }
 
+/// The text escaped for a notification server that reads bodies as markup (the
+/// freedesktop `body-markup` capability: a subset of HTML with `<b>`, `<a href>`, `<img>`):
+/// `&`, `<` and `>` become entities, so an agent's title such as `<img src="https://…">`
+/// is shown as text and never fetched or linked.
+pub fn escape_markup(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 fn shorten(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         return text.to_owned();
@@ -273,6 +290,7 @@ mod tests {
             requires_review: review,
             answer: None,
             attachments: Vec::new(),
+            answer_queued: false,
         }
     }
 
@@ -373,6 +391,15 @@ mod tests {
             banner.body,
             format!("Staging database password\n{OPEN_TO_ANSWER}")
         );
+    }
+
+    #[test]
+    fn markup_in_agent_text_is_escaped_for_markup_servers() {
+        assert_eq!(
+            escape_markup(r#"Deploy <img src="https://x.test/p"> & <a href="javascript:x">go</a>"#),
+            r#"Deploy &lt;img src="https://x.test/p"&gt; &amp; &lt;a href="javascript:x"&gt;go&lt;/a&gt;"#
+        );
+        assert_eq!(escape_markup("plain text, no tags"), "plain text, no tags");
     }
 
     #[test]

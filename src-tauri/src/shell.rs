@@ -106,6 +106,7 @@ pub fn run_app<R: Runtime>(builder: tauri::Builder<R>, config: ShellConfig) -> t
             agents::approve_connector,
             agents::deny_connector,
             agents::revoke_connector,
+            crate::paint::ui_painted,
         ])
         .setup(move |app| {
             let handle = app.handle().clone();

@@ -1073,6 +1073,11 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
 
         // The request: payloads in its title, blocks, labels, help, options and an option's preview.
         const request = await driver.wait(() => inboxItem(hostile.request.title), DELIVERY_TIMEOUT, "the hostile request never arrived");
+        // The test notification server says it reads body markup (as GNOME's does): the
+        // banner carries the title with its tags escaped, so none is fetched or linked.
+        const escaped = hostile.request.title.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
+        const banner = await notificationFor(escaped);
+        assert.ok(!banner.body.includes("<"), `no raw markup reaches the notification server: ${banner.body}`);
         await request.click();
         await paneShows(hostile.request.title);
         // The long payloads widen the pane; each control is brought to the middle before a click.

@@ -8,6 +8,7 @@ the test can assert what the app showed and withdrew:
   Notify             {"id", "app_name", "replaces_id", "summary", "body", "actions"}
   CloseNotification  {"closed": id}   (and emits NotificationClosed(id, 3), as servers do)
 
+GetCapabilities lists "body-markup", so the app must escape the text it puts in bodies.
 `--no-actions` leaves "actions" out of GetCapabilities: a server that cannot show buttons.
 Action presses are not simulated here; the test emits ActionInvoked with gdbus. Uses Debian's
 python3-gi.
@@ -42,7 +43,10 @@ INTROSPECTION = """
 
 def main() -> None:
     record_path = sys.argv[1]
-    capabilities = ["body"] if "--no-actions" in sys.argv[2:] else ["actions", "body"]
+    # "body-markup" as GNOME's and KDE's servers say: the app must escape agent text.
+    capabilities = ["body", "body-markup"]
+    if "--no-actions" not in sys.argv[2:]:
+        capabilities.insert(0, "actions")
     node = Gio.DBusNodeInfo.new_for_xml(INTROSPECTION)
     # Ids continue after the ones already in the file, so a restarted server never reuses one.
     next_id = [0]

@@ -5,6 +5,7 @@
 //! Run them in release mode: `cargo run --release -p herald-bench --bin <name> -- --help`.
 
 pub mod device;
+pub mod proc_tree;
 pub mod relay_fixtures;
 pub mod relay_process;
 pub mod stats;

@@ -324,7 +324,13 @@ impl Core {
     pub async fn message(&self, id: &str) -> Result<MessageView> {
         let owned = id.to_owned();
         let row = self.inner.cache_call(move |c| c.get(&owned)).await?;
-        present::message_view(&self.inner.local.key, &row)
+        let mut view = present::message_view(&self.inner.local.key, &row)?;
+        let owned = id.to_owned();
+        view.answer_queued = self
+            .inner
+            .cache_call(move |c| c.has_queued_answer(&owned))
+            .await?;
+        Ok(view)
     }
 
     /// The conversation a message belongs to, oldest first, from the local cache.

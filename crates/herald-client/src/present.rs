@@ -105,6 +105,7 @@ pub fn message_view(key: &LocalKey, m: &CachedMessage) -> Result<MessageView> {
             requires_review: false,
             answer: None,
             attachments: vec![],
+            answer_queued: false,
         });
     };
     let content = opened.content;
@@ -143,6 +144,8 @@ pub fn message_view(key: &LocalKey, m: &CachedMessage) -> Result<MessageView> {
         requires_review: content.requires_review(),
         answer,
         attachments: content.attachments.iter().map(attachment_view).collect(),
+        // Filled by `Core::message`, which can ask the cache's outbox.
+        answer_queued: false,
     })
 }
 

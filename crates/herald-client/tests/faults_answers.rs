@@ -91,6 +91,10 @@ async fn an_answer_given_offline_is_queued_and_delivered_once_on_reconnect() {
         MessageStatus::Pending,
         "not answered yet"
     );
+    assert!(
+        view.answer_queued,
+        "the view says the answer waits to be sent"
+    );
 
     // The app restarts while still offline: the queue survives, and takes one more.
     drop(core);
@@ -139,6 +143,7 @@ async fn an_answer_given_offline_is_queued_and_delivered_once_on_reconnect() {
         })
         .await;
         let view = core.message(id.as_str()).await.unwrap();
+        assert!(!view.answer_queued, "delivered: no longer pending");
         assert_eq!(
             view.answer.and_then(|a| a.action_id).as_deref(),
             Some(action),

@@ -9,8 +9,17 @@
 //! Highlighting is best effort. An unknown language, a block over
 //! [`MAX_HIGHLIGHT_BYTES`], a line over [`MAX_HIGHLIGHT_LINE_BYTES`] or any error from syntect
 //! gives plain escaped code instead: a message must always render, however odd its code.
+//!
+//! Speed: syntect colours roughly 0.3–1 MB of code per second and core (its regex engine is
+//! the cost; see docs/benchmarks.md "Rendering"). So the code blocks of one Markdown message
+//! are highlighted in parallel ([`blocks_html`]), and only the first
+//! [`MAX_HIGHLIGHT_BYTES_PER_MESSAGE`] bytes of code of a message are coloured; later blocks
+//! are shown as plain code marked `highlight-skipped`.
 
+use std::num::NonZeroUsize;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
+use std::thread;
 
 use syntect::highlighting::ThemeSet;
 use syntect::html::{css_for_theme_with_class_style, ClassStyle, ClassedHTMLGenerator};
@@ -26,6 +35,26 @@ pub const MAX_HIGHLIGHT_BYTES: usize = 64 * 1024;
 /// A block with any line longer than this many bytes is shown without highlighting. Very
 /// long lines (minified code, embedded data) are where regex-based highlighters get slow.
 pub const MAX_HIGHLIGHT_LINE_BYTES: usize = 4 * 1024;
+
+/// Bytes of fenced code per Markdown message that are highlighted, counted in document
+/// order over the blocks with a known language. The block that would go past this budget and
+/// every later one are rendered as plain escaped code in a
+/// `<pre class="code-block hl-code highlight-skipped">`.
+///
+/// Why a budget: highlighting costs far more per byte than the rest of rendering (about 3 ms
+/// per KiB on one core of the benchmark machine, against 0.1 ms per KiB for parsing and
+/// sanitizing), and a message is rendered when it is opened, so its cost is a pause the reader
+/// sees. The budget covers every code block of ordinary messages (a few snippets) and the
+/// first screens of a long report; what lies past it stays exact, readable text, only
+/// uncoloured. The output depends only on the input (a byte count, not a clock).
+pub const MAX_HIGHLIGHT_BYTES_PER_MESSAGE: usize = 3 * 1024;
+
+/// Below this many bytes of code to highlight, a message's blocks are highlighted on the
+/// calling thread: starting threads would cost more than it saves.
+const PARALLEL_MIN_BYTES: usize = 512;
+
+/// Most threads used to highlight the blocks of one message (the caller's thread included).
+const MAX_THREADS: usize = 4;
 
 /// Theme used by [`highlight_css`] for the light UI.
 pub const LIGHT_THEME: &str = "InspiredGitHub";
@@ -55,7 +84,8 @@ const PLAIN_LANGUAGES: &[&str] = &["", "text", "plain", "plaintext", "txt"];
 ///
 /// where `…` is either escaped text or text wrapped in `<span class="hl-…">` elements.
 /// Never panics; blocks over [`MAX_HIGHLIGHT_BYTES`] or with a line over
-/// [`MAX_HIGHLIGHT_LINE_BYTES`] are not highlighted.
+/// [`MAX_HIGHLIGHT_LINE_BYTES`] are not highlighted, and their `pre` gets the extra class
+/// `highlight-skipped`. (The per-message budget applies to Markdown only.)
 pub fn code_to_html(code: &str, language: Option<&str>) -> String {
     sanitize::clean(&block_html(code, language))
 }
@@ -77,12 +107,100 @@ pub fn highlight_css(dark: bool) -> String {
 }
 
 /// The unsanitized HTML for one code block; the caller runs it through the sanitizer.
-pub(crate) fn block_html(code: &str, language: Option<&str>) -> String {
-    let body = language
-        .and_then(find_syntax)
-        .and_then(|syntax| highlight(code, syntax))
-        .unwrap_or_else(|| escape_html(code));
-    format!("<pre class=\"code-block hl-code\"><code>{body}</code></pre>\n")
+fn block_html(code: &str, language: Option<&str>) -> String {
+    render_block(code, language.and_then(find_syntax))
+}
+
+/// One fenced code block of a Markdown message, waiting to be rendered by [`blocks_html`].
+pub(crate) struct CodeBlock {
+    /// The code, exactly as shown.
+    pub(crate) code: String,
+    /// The fence's language label, if any.
+    pub(crate) language: Option<String>,
+}
+
+/// The unsanitized HTML of each block, in the order given: the blocks of one message.
+///
+/// Blocks with a known language are highlighted while their running total of bytes stays
+/// within [`MAX_HIGHLIGHT_BYTES_PER_MESSAGE`]; the rest are plain (`highlight-skipped`). The
+/// highlighting runs on up to [`MAX_THREADS`] threads (the caller's included), largest block
+/// first; each block's HTML depends only on the block, so the result is the same whatever the
+/// threads do.
+pub(crate) fn blocks_html(blocks: &[CodeBlock]) -> Vec<String> {
+    let mut remaining = MAX_HIGHLIGHT_BYTES_PER_MESSAGE;
+    let mut over_budget = false;
+    let syntaxes: Vec<Option<&'static SyntaxReference>> = blocks
+        .iter()
+        .map(|block| {
+            let syntax = block.language.as_deref().and_then(find_syntax)?;
+            if over_budget || block.code.len() > remaining {
+                over_budget = true;
+                return None;
+            }
+            remaining -= block.code.len();
+            Some(syntax)
+        })
+        .collect();
+    let render = |index: usize| {
+        let block = &blocks[index];
+        match syntaxes[index] {
+            Some(syntax) => render_block(&block.code, Some(syntax)),
+            None if block.language.as_deref().and_then(find_syntax).is_some() => {
+                plain_block(&block.code, " highlight-skipped")
+            }
+            None => plain_block(&block.code, ""),
+        }
+    };
+
+    let highlighted = MAX_HIGHLIGHT_BYTES_PER_MESSAGE - remaining;
+    let jobs = syntaxes.iter().filter(|syntax| syntax.is_some()).count();
+    let threads = thread::available_parallelism()
+        .map_or(1, NonZeroUsize::get)
+        .min(MAX_THREADS)
+        .min(jobs);
+    if threads <= 1 || highlighted < PARALLEL_MIN_BYTES {
+        return (0..blocks.len()).map(render).collect();
+    }
+
+    // Largest first, so that no thread is left with one big block at the end.
+    let mut order: Vec<usize> = (0..blocks.len()).collect();
+    order.sort_by_key(|&index| std::cmp::Reverse(blocks[index].code.len()));
+    let next = AtomicUsize::new(0);
+    let slots: Vec<OnceLock<String>> = blocks.iter().map(|_| OnceLock::new()).collect();
+    let work = || {
+        while let Some(&index) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let _ = slots[index].set(render(index));
+        }
+    };
+    thread::scope(|scope| {
+        for _ in 1..threads {
+            scope.spawn(work);
+        }
+        work();
+    });
+    slots
+        .into_iter()
+        .map(|slot| slot.into_inner().unwrap_or_default())
+        .collect()
+}
+
+/// A block highlighted with `syntax`, or plain when there is none or highlighting gave up.
+fn render_block(code: &str, syntax: Option<&SyntaxReference>) -> String {
+    match syntax {
+        Some(syntax) => match highlight(code, syntax) {
+            Some(body) => wrap_block(&body, ""),
+            None => plain_block(code, " highlight-skipped"),
+        },
+        None => plain_block(code, ""),
+    }
+}
+
+fn plain_block(code: &str, extra_class: &str) -> String {
+    wrap_block(&escape_html(code), extra_class)
+}
+
+fn wrap_block(body: &str, extra_class: &str) -> String {
+    format!("<pre class=\"code-block hl-code{extra_class}\"><code>{body}</code></pre>\n")
 }
 
 fn syntax_set() -> &'static SyntaxSet {

@@ -22,6 +22,7 @@
 //! | `image-blocked` | `span` | placeholder for an image that was not loaded |
 //! | `code-block` | `pre` | a code block (Markdown fence or [`code_to_html`]) |
 //! | `hl-code` | `pre` | theme foreground/background, from [`highlight_css`] |
+//! | `highlight-skipped` | `pre` | code in a known language left plain by a size limit or the per-message budget ([`MAX_HIGHLIGHT_BYTES_PER_MESSAGE`]) |
 //! | `hl-*` | `span` | syntax scopes, from [`highlight_css`] |
 //! | `align-left`, `align-center`, `align-right` | `th`, `td` | table column alignment |
 //! | `diff` | `table` | a diff from [`diff_to_html`] |
@@ -40,7 +41,7 @@ mod table;
 
 pub use code::{
     code_to_html, highlight_css, DARK_THEME, LIGHT_THEME, MAX_HIGHLIGHT_BYTES,
-    MAX_HIGHLIGHT_LINE_BYTES,
+    MAX_HIGHLIGHT_BYTES_PER_MESSAGE, MAX_HIGHLIGHT_LINE_BYTES,
 };
 pub use diff::diff_to_html;
 pub use markdown::{markdown_to_html, MAX_NESTING};

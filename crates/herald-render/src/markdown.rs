@@ -36,7 +36,10 @@ pub const MAX_NESTING: usize = 32;
 /// - Images are never loaded: each renders as
 ///   `<span class="image-blocked" title="…">[image: alt]</span>`.
 /// - Fenced code with a known language is highlighted with `hl-*` classes (see
-///   [`crate::code_to_html`] for the block shape and limits).
+///   [`crate::code_to_html`] for the block shape and limits), up to
+///   [`crate::MAX_HIGHLIGHT_BYTES_PER_MESSAGE`] bytes of code per message; later blocks are
+///   plain code with the extra class `highlight-skipped`. Blocks are highlighted in parallel;
+///   the output does not depend on thread timing.
 /// - Aligned table cells get `class="align-left"`, `"align-center"` or `"align-right"`.
 /// - Task list items contain `<input type="checkbox" disabled>` (with `checked` when done).
 /// - Nesting deeper than [`MAX_NESTING`] is flattened.
@@ -48,7 +51,22 @@ pub const MAX_NESTING: usize = 32;
 pub fn markdown_to_html(markdown: &str) -> String {
     let options =
         Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
-    let events = Rewriter::default().rewrite(Parser::new_ext(markdown, options));
+    let mut rewriter = Rewriter::default();
+    rewriter.rewrite(Parser::new_ext(markdown, options));
+    let Rewriter {
+        out: mut events,
+        code_blocks,
+        code_positions,
+        ..
+    } = rewriter;
+    // Code blocks are rendered together, after parsing, so they can be highlighted in
+    // parallel and within the message's highlighting budget.
+    for (position, block) in code_positions
+        .into_iter()
+        .zip(code::blocks_html(&code_blocks))
+    {
+        events[position] = Event::Html(block.into());
+    }
     let mut html = String::with_capacity(markdown.len() + markdown.len() / 2);
     html::push_html(&mut html, events.into_iter());
     sanitize::clean(&html)
@@ -87,10 +105,14 @@ struct Rewriter<'a> {
     alignments: Vec<Alignment>,
     in_table_head: bool,
     cell_index: usize,
+    /// Fenced and indented code blocks, in document order, rendered after parsing.
+    code_blocks: Vec<code::CodeBlock>,
+    /// For each of `code_blocks`, the index in `out` of its placeholder event.
+    code_positions: Vec<usize>,
 }
 
 impl<'a> Rewriter<'a> {
-    fn rewrite(mut self, parser: Parser<'a>) -> Vec<Event<'a>> {
+    fn rewrite(&mut self, parser: Parser<'a>) {
         let mut events = parser;
         while let Some(event) = events.next() {
             match event {
@@ -100,7 +122,6 @@ impl<'a> Rewriter<'a> {
                 other => self.out.push(other),
             }
         }
-        self.out
     }
 
     fn start(&mut self, tag: Tag<'a>, events: &mut Parser<'a>) {
@@ -269,8 +290,13 @@ impl<'a> Rewriter<'a> {
             CodeBlockKind::Indented => None,
         };
         let code = collect_text_until_end(events);
-        self.out
-            .push(Event::Html(code::block_html(&code, language).into()));
+        self.code_positions.push(self.out.len());
+        self.code_blocks.push(code::CodeBlock {
+            code,
+            language: language.map(str::to_owned),
+        });
+        // Replaced by the rendered block in `markdown_to_html`.
+        self.out.push(Event::Html(CowStr::Borrowed("")));
     }
 }
 

@@ -85,6 +85,7 @@ const FIXED_CLASSES: &[&str] = &[
     "external",
     "image-blocked",
     "code-block",
+    "highlight-skipped",
     "align-left",
     "align-center",
     "align-right",

@@ -45,7 +45,8 @@ fn main() -> anyhow::Result<()> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let result = client.block_on(run(&args, relay.url(), dir.path()));
+    let relay_pid = args.relay_bin.is_some().then(|| relay.pid());
+    let result = client.block_on(run(&args, relay.url(), relay_pid, dir.path()));
     drop(client);
     relay.stop();
     let reps = result?;
@@ -73,6 +74,8 @@ fn main() -> anyhow::Result<()> {
                 "target": {"mb_per_s": 200, "peak_growth_mib": 64},
                 "peak_rss_growth_mib": Summary::of(&growth),
                 "seconds": reps.iter().map(|r| r.time[pick].as_secs_f64()).collect::<Vec<_>>(),
+                "cpu_s_self": reps.iter().map(|r| r.cpu_self[pick]).collect::<Vec<_>>(),
+                "cpu_s_relay_child": reps.iter().map(|r| r.cpu_relay[pick]).collect::<Vec<_>>(),
                 "relay": relay_kind,
             }),
         }
@@ -84,9 +87,18 @@ fn main() -> anyhow::Result<()> {
 struct Rep {
     time: [Duration; 2],
     growth_kb: [u64; 2],
+    /// CPU seconds of this process (client; plus the relay when in-process) and of the relay
+    /// child, per direction.
+    cpu_self: [f64; 2],
+    cpu_relay: [Option<f64>; 2],
 }
 
-async fn run(args: &Args, url: &str, dir: &Path) -> anyhow::Result<Vec<Rep>> {
+async fn run(
+    args: &Args,
+    url: &str,
+    relay_pid: Option<u32>,
+    dir: &Path,
+) -> anyhow::Result<Vec<Rep>> {
     let account = device::create_account(url, &dir.join("device")).await?;
     let (core, agent) = (account.core, account.agent);
     let source = dir.join("big.bin");
@@ -96,23 +108,27 @@ async fn run(args: &Args, url: &str, dir: &Path) -> anyhow::Result<Vec<Rep>> {
     // Warm every path once with a small file, so first-use allocations are not counted.
     let small = dir.join("small.bin");
     write_file(&small, 300_000)?;
-    round_trip(&core, &agent, &small, &dir.join("small.out")).await?;
+    round_trip(&core, &agent, relay_pid, &small, &dir.join("small.out")).await?;
     std::fs::remove_file(dir.join("small.out"))?;
 
     let mut reps = Vec::with_capacity(args.reps);
     for rep in 0..args.reps {
         let dest = dir.join(format!("big.out.{rep}"));
-        let r = round_trip(&core, &agent, &source, &dest).await?;
+        let r = round_trip(&core, &agent, relay_pid, &source, &dest).await?;
         if sha256_of(&dest)? != original {
             bail!("the saved file is not the original");
         }
         std::fs::remove_file(&dest)?;
         eprintln!(
-            "# rep {rep}: up {:.2} s (+{} kB peak), down {:.2} s (+{} kB peak)",
+            "# rep {rep}: up {:.2} s (+{} kB peak; CPU self {:.2} s, relay {:?}), down {:.2} s (+{} kB peak; CPU self {:.2} s, relay {:?})",
             r.time[0].as_secs_f64(),
             r.growth_kb[0],
+            r.cpu_self[0],
+            r.cpu_relay[0],
             r.time[1].as_secs_f64(),
-            r.growth_kb[1]
+            r.growth_kb[1],
+            r.cpu_self[1],
+            r.cpu_relay[1],
         );
         reps.push(r);
     }
@@ -122,6 +138,7 @@ async fn run(args: &Args, url: &str, dir: &Path) -> anyhow::Result<Vec<Rep>> {
 async fn round_trip(
     core: &herald_client::Core,
     agent: &herald_client::agent::AgentClient,
+    relay_pid: Option<u32>,
     source: &Path,
     dest: &Path,
 ) -> anyhow::Result<Rep> {
@@ -131,6 +148,7 @@ async fn round_trip(
     };
     device::reset_peak_rss()?;
     let before = device::status_kb("VmRSS:")?;
+    let cpu = Cpu::start(relay_pid)?;
     let t = Instant::now();
     let record = agent
         .send(
@@ -144,6 +162,7 @@ async fn round_trip(
         .map_err(|e| anyhow!("send with file: {e}"))?;
     let up = t.elapsed();
     let up_growth = device::status_kb("VmHWM:")?.saturating_sub(before);
+    let (up_self, up_relay) = cpu.stop()?;
 
     core.sync_once().await.map_err(|e| anyhow!("sync: {e}"))?;
     let id = record.id.to_string();
@@ -152,16 +171,48 @@ async fn round_trip(
 
     device::reset_peak_rss()?;
     let before = device::status_kb("VmRSS:")?;
+    let cpu = Cpu::start(relay_pid)?;
     let t = Instant::now();
     core.save_attachment(&id, &attachment.id, dest)
         .await
         .map_err(|e| anyhow!("save attachment: {e}"))?;
     let down = t.elapsed();
     let down_growth = device::status_kb("VmHWM:")?.saturating_sub(before);
+    let (down_self, down_relay) = cpu.stop()?;
     Ok(Rep {
         time: [up, down],
         growth_kb: [up_growth, down_growth],
+        cpu_self: [up_self, down_self],
+        cpu_relay: [up_relay, down_relay],
     })
+}
+
+/// CPU seconds used by this process and the relay child since `start`.
+struct Cpu {
+    relay_pid: Option<u32>,
+    self_start: f64,
+    relay_start: Option<f64>,
+}
+
+impl Cpu {
+    fn start(relay_pid: Option<u32>) -> anyhow::Result<Cpu> {
+        Ok(Cpu {
+            relay_pid,
+            self_start: device::cpu_seconds(std::process::id())?,
+            relay_start: relay_pid.map(device::cpu_seconds).transpose()?,
+        })
+    }
+
+    fn stop(self) -> anyhow::Result<(f64, Option<f64>)> {
+        let own = device::cpu_seconds(std::process::id())? - self.self_start;
+        let relay = self
+            .relay_pid
+            .map(device::cpu_seconds)
+            .transpose()?
+            .zip(self.relay_start)
+            .map(|(a, b)| a - b);
+        Ok((own, relay))
+    }
 }
 
 /// Writes `n` pseudo-random bytes (xorshift; incompressible) in 1 MiB chunks.

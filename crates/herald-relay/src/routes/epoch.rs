@@ -3,7 +3,7 @@
 //! to reload them (`409 keys_changed`) instead of sealing to a key a revoked device may hold.
 //! docs/devices.md, "Revoking a device".
 
-use herald_protocol::envelope::{CertificateBody, Envelope};
+use herald_protocol::envelope::{Certificate, CertificateBody, Envelope};
 use herald_protocol::{AccountId, ErrorCode};
 
 use crate::error::ApiError;
@@ -17,14 +17,23 @@ pub(super) async fn require_current_aek(
     account: &AccountId,
     envelope: &Envelope,
 ) -> Result<(), ApiError> {
+    let account = account.clone();
+    let current = state
+        .store(move |s| s.current_encryption_key(&account))
+        .await?;
+    check_current_aek(current.as_ref(), envelope)
+}
+
+/// [`require_current_aek`] with the account's newest AEK certificate already read
+/// (`Store::current_encryption_key`).
+pub(super) fn check_current_aek(
+    current: Option<&Certificate>,
+    envelope: &Envelope,
+) -> Result<(), ApiError> {
     let Some(header) = envelope.header_unverified() else {
         return Ok(()); // check_envelope already refused it
     };
-    let account = account.clone();
-    let keys = state.store(move |s| s.account_keys(&account)).await?;
-    let current = keys
-        .encryption_keys
-        .last()
+    let current = current
         .and_then(|cert| cert.body_unverified())
         .and_then(|body| match body {
             CertificateBody::EncryptionKey { key_id, .. } => Some(key_id),

@@ -88,13 +88,23 @@ pub(super) async fn send(
     };
     let now = state.now();
 
+    // One trip to the blocking pool for what the send reads before its write: a retry's
+    // original record, else the account's current encryption key and the sender's name.
+    let (scope, k) = (claim.scope.clone(), claim.key.clone());
+    let (account, p) = (principal.account().clone(), principal.clone());
+    let (replay, current_key, sender_name) = state
+        .store(move |s| match s.idempotent_send(&scope, &k, now)? {
+            Some(replay) => Ok((Some(replay), None, String::new())),
+            None => Ok((
+                None,
+                s.current_encryption_key(&account)?,
+                s.principal_name(&p)?,
+            )),
+        })
+        .await?;
     // A retry is answered before validation: time-dependent checks (deadlines) may no longer
     // hold for the original body, and the original record is what the client wants.
-    let (scope, k) = (claim.scope.clone(), claim.key.clone());
-    if let Some((hash, record)) = state
-        .store(move |s| s.idempotent_send(&scope, &k, now))
-        .await?
-    {
+    if let Some((hash, record)) = replay {
         if hash != claim.request_hash {
             return Err(ApiError::new(ErrorCode::IdempotencyConflict));
         }
@@ -106,7 +116,7 @@ pub(super) async fn send(
     super::secrets::check_send(&req)?;
     let expires_at = deadline(&req, now)?;
     check_envelope(&req.envelope, EnvelopeKind::Message, &req.id, &principal)?;
-    super::epoch::require_current_aek(&state, principal.account(), &req.envelope).await?;
+    super::epoch::check_current_aek(current_key.as_ref(), &req.envelope)?;
     if let Some(parent) = req.reply_to.clone() {
         let (account, viewer) = (principal.account().clone(), principal.viewer());
         let visible = state
@@ -119,9 +129,6 @@ pub(super) async fn send(
             ));
         }
     }
-    let p = principal.clone();
-    let sender_name = state.store(move |s| s.principal_name(&p)).await?;
-
     let account = principal.account().clone();
     let attachments = req.attachments;
     let new = NewMessage {

@@ -273,6 +273,11 @@ pub trait Store: Send + Sync + 'static {
         now: DateTime<Utc>,
     ) -> StoreResult<()>;
     fn account_keys(&self, account: &AccountId) -> StoreResult<AccountKeys>;
+    /// The account's newest encryption key certificate (highest epoch), `None` without one;
+    /// the one row of [`Store::account_keys`] that every send checks against.
+    fn current_encryption_key(&self, account: &AccountId) -> StoreResult<Option<Certificate>> {
+        Ok(self.account_keys(account)?.encryption_keys.pop())
+    }
     /// Replaces the account's recovery backup.
     fn put_backup(
         &self,

@@ -108,6 +108,14 @@ export function inbox(): Promise<MessageSummary[]> {
   return call<MessageSummary[]>("inbox");
 }
 
+/**
+ * Tells the shell the first screen has painted (`screen`: a short fixed name; `rows`: list
+ * rows in the DOM). The shell logs it at info level; the desktop benchmark reads that line.
+ */
+export function uiPainted(screen: string, rows: number): Promise<void> {
+  return call<void>("ui_painted", { screen, rows });
+}
+
 export function message(id: string): Promise<MessageView> {
   return call<MessageView>("message", { id });
 }

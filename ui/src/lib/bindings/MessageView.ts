@@ -41,4 +41,10 @@ requiresReview: boolean, answer: AnswerView | null,
 /**
  * Files the message carries, in the sender's order (≤ 10).
  */
-attachments: Array<AttachmentView>, };
+attachments: Array<AttachmentView>, 
+/**
+ * This device's answer waits in its outbox for the relay (`answer_queued` from
+ * [`Core::answer`](crate::Core::answer)): shown as pending, not as an error. Once the
+ * relay takes it, the view carries the answer and this is false again.
+ */
+answerQueued: boolean, };

@@ -86,3 +86,12 @@ describe("an answer queued while offline", () => {
     expect(screen.queryByTestId("answer-queued")).toBeNull();
   });
 });
+
+describe("a request opened with its answer still queued", () => {
+  it("shows the pending note from the view, with the controls waiting", async () => {
+    renderPane(actionMessage({ answerQueued: true }));
+    expect(screen.getByTestId("answer-queued").textContent?.trim()).toBe(QUEUED);
+    await fireEvent.click(screen.getByTestId("action-approve"));
+    expect(answer, "nothing is sent again").not.toHaveBeenCalled();
+  });
+});

@@ -134,6 +134,7 @@ export function messageView(patch: Partial<MessageView> = {}): MessageView {
     requiresReview: false,
     answer: null,
     attachments: [],
+    answerQueued: false,
     kind: "message",
     ...patch,
   };

@@ -23,11 +23,12 @@ pub(super) fn insert(
     statement: &Certificate,
     now_ms: i64,
 ) -> StoreResult<()> {
-    let inserted = conn.execute(
-        "INSERT INTO accounts (id, statement, revision, created_at_ms) VALUES (?1, ?2, 0, ?3)
+    let inserted = conn
+        .prepare_cached(
+            "INSERT INTO accounts (id, statement, revision, created_at_ms) VALUES (?1, ?2, 0, ?3)
          ON CONFLICT(id) DO NOTHING",
-        params![id.as_str(), cert_to_json(statement)?, now_ms],
-    )?;
+        )?
+        .execute(params![id.as_str(), cert_to_json(statement)?, now_ms])?;
     if inserted == 0 {
         return Err(StoreError::AccountExists);
     }
@@ -36,11 +37,8 @@ pub(super) fn insert(
 
 pub(super) fn statement(conn: &Connection, id: &AccountId) -> StoreResult<Option<Certificate>> {
     let json: Option<String> = conn
-        .query_row(
-            "SELECT statement FROM accounts WHERE id = ?1",
-            [id.as_str()],
-            |r| r.get(0),
-        )
+        .prepare_cached("SELECT statement FROM accounts WHERE id = ?1")?
+        .query_row([id.as_str()], |r| r.get(0))
         .optional()?;
     json.map(|j| cert_from_json(&j)).transpose()
 }
@@ -48,11 +46,10 @@ pub(super) fn statement(conn: &Connection, id: &AccountId) -> StoreResult<Option
 /// Takes the account's next revision (call inside the write transaction that uses it).
 pub(super) fn next_revision(conn: &Connection, id: &AccountId) -> StoreResult<Revision> {
     let rev: i64 = conn
-        .query_row(
+        .prepare_cached(
             "UPDATE accounts SET revision = revision + 1 WHERE id = ?1 RETURNING revision",
-            [id.as_str()],
-            |r| r.get(0),
-        )
+        )?
+        .query_row([id.as_str()], |r| r.get(0))
         .optional()?
         .ok_or(StoreError::NotFound)?;
     Ok(Revision(rev as u64))
@@ -61,11 +58,8 @@ pub(super) fn next_revision(conn: &Connection, id: &AccountId) -> StoreResult<Re
 /// The account's latest revision.
 pub(super) fn revision(conn: &Connection, id: &AccountId) -> StoreResult<Revision> {
     let rev: Option<i64> = conn
-        .query_row(
-            "SELECT revision FROM accounts WHERE id = ?1",
-            [id.as_str()],
-            |r| r.get(0),
-        )
+        .prepare_cached("SELECT revision FROM accounts WHERE id = ?1")?
+        .query_row([id.as_str()], |r| r.get(0))
         .optional()?;
     Ok(Revision(rev.unwrap_or(0) as u64))
 }

@@ -24,18 +24,19 @@ CREATE INDEX connections_by_account ON connections (account_id);
 ";
 
 pub(super) fn insert(conn: &Connection, c: &NewConnection) -> StoreResult<()> {
-    let inserted = conn.execute(
-        "INSERT INTO connections (id, account_id, name, certificate, token_hash, created_at_ms)
+    let inserted = conn
+        .prepare_cached(
+            "INSERT INTO connections (id, account_id, name, certificate, token_hash, created_at_ms)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(id) DO NOTHING",
-        params![
+        )?
+        .execute(params![
             c.connection_id.as_str(),
             c.account_id.as_str(),
             c.name,
             cert_to_json(&c.certificate)?,
             &c.token_hash[..],
             c.now.timestamp_millis()
-        ],
-    )?;
+        ])?;
     if inserted == 0 {
         return Err(StoreError::ConnectionExists);
     }
@@ -75,11 +76,12 @@ pub(super) fn revoke(
     id: &ConnectionId,
     now_ms: i64,
 ) -> StoreResult<()> {
-    let found = conn.execute(
-        "UPDATE connections SET revoked_at_ms = COALESCE(revoked_at_ms, ?3)
+    let found = conn
+        .prepare_cached(
+            "UPDATE connections SET revoked_at_ms = COALESCE(revoked_at_ms, ?3)
          WHERE id = ?1 AND account_id = ?2",
-        params![id.as_str(), account.as_str(), now_ms],
-    )?;
+        )?
+        .execute(params![id.as_str(), account.as_str(), now_ms])?;
     if found == 0 {
         return Err(StoreError::NotFound);
     }
@@ -103,12 +105,13 @@ pub(super) fn by_token_hash(
     hash: &TokenHash,
 ) -> StoreResult<Option<CredentialRow>> {
     let row: Option<(String, String, Vec<u8>, Option<i64>)> = conn
-        .query_row(
+        .prepare_cached(
             "SELECT id, account_id, token_hash, revoked_at_ms FROM connections
              WHERE token_hash = ?1",
-            [&hash[..]],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-        )
+        )?
+        .query_row([&hash[..]], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })
         .optional()?;
     row.map(|(id, account, hash, revoked)| {
         Ok(CredentialRow {
@@ -126,10 +129,7 @@ pub(super) fn by_token_hash(
 
 pub(super) fn name(conn: &Connection, id: &ConnectionId) -> StoreResult<Option<String>> {
     Ok(conn
-        .query_row(
-            "SELECT name FROM connections WHERE id = ?1",
-            [id.as_str()],
-            |r| r.get(0),
-        )
+        .prepare_cached("SELECT name FROM connections WHERE id = ?1")?
+        .query_row([id.as_str()], |r| r.get(0))
         .optional()?)
 }

@@ -33,11 +33,13 @@ pub(super) struct NewDevice<'a> {
 }
 
 pub(super) fn insert(conn: &Connection, d: NewDevice<'_>) -> StoreResult<()> {
-    let inserted = conn.execute(
-        "INSERT INTO devices (id, account_id, certificate, name, platform, token_hash,
+    let inserted = conn
+        .prepare_cached(
+            "INSERT INTO devices (id, account_id, certificate, name, platform, token_hash,
                               created_at_ms, last_seen_ms)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7) ON CONFLICT(id) DO NOTHING",
-        params![
+        )?
+        .execute(params![
             d.id.as_str(),
             d.account.as_str(),
             cert_to_json(d.certificate)?,
@@ -45,8 +47,7 @@ pub(super) fn insert(conn: &Connection, d: NewDevice<'_>) -> StoreResult<()> {
             d.platform,
             &d.token_hash[..],
             d.now_ms
-        ],
-    )?;
+        ])?;
     if inserted == 0 {
         return Err(StoreError::DeviceExists);
     }
@@ -73,12 +74,13 @@ pub(super) fn by_token_hash(
     hash: &TokenHash,
 ) -> StoreResult<Option<CredentialRow>> {
     let row: Option<CredentialColumns> = conn
-        .query_row(
+        .prepare_cached(
             "SELECT id, account_id, token_hash, last_seen_ms, revoked_at_ms FROM devices
              WHERE token_hash = ?1",
-            [&hash[..]],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
-        )
+        )?
+        .query_row([&hash[..]], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+        })
         .optional()?;
     row.map(|(id, account, hash, last_seen, revoked_at)| {
         Ok(CredentialRow {
@@ -95,20 +97,15 @@ pub(super) fn by_token_hash(
 }
 
 pub(super) fn touch(conn: &Connection, id: &DeviceId, now_ms: i64) -> StoreResult<()> {
-    conn.execute(
-        "UPDATE devices SET last_seen_ms = MAX(last_seen_ms, ?2) WHERE id = ?1",
-        params![id.as_str(), now_ms],
-    )?;
+    conn.prepare_cached("UPDATE devices SET last_seen_ms = MAX(last_seen_ms, ?2) WHERE id = ?1")?
+        .execute(params![id.as_str(), now_ms])?;
     Ok(())
 }
 
 pub(super) fn name(conn: &Connection, id: &DeviceId) -> StoreResult<Option<String>> {
     Ok(conn
-        .query_row(
-            "SELECT name FROM devices WHERE id = ?1",
-            [id.as_str()],
-            |r| r.get(0),
-        )
+        .prepare_cached("SELECT name FROM devices WHERE id = ?1")?
+        .query_row([id.as_str()], |r| r.get(0))
         .optional()?)
 }
 
@@ -126,10 +123,10 @@ pub(super) fn live_ids(
 /// Revokes a device: its session is refused from now on (see [`by_token_hash`]) and its
 /// certificate leaves `GET /keys`. Keeps the first revocation time.
 pub(super) fn revoke(conn: &Connection, id: &DeviceId, now_ms: i64) -> StoreResult<()> {
-    conn.execute(
+    conn.prepare_cached(
         "UPDATE devices SET revoked_at_ms = COALESCE(revoked_at_ms, ?2) WHERE id = ?1",
-        params![id.as_str(), now_ms],
-    )?;
+    )?
+    .execute(params![id.as_str(), now_ms])?;
     Ok(())
 }
 
@@ -139,9 +136,7 @@ pub(super) fn set_token_hash(
     id: &DeviceId,
     hash: &TokenHash,
 ) -> StoreResult<()> {
-    conn.execute(
-        "UPDATE devices SET token_hash = ?2 WHERE id = ?1",
-        params![id.as_str(), &hash[..]],
-    )?;
+    conn.prepare_cached("UPDATE devices SET token_hash = ?2 WHERE id = ?1")?
+        .execute(params![id.as_str(), &hash[..]])?;
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! `encryption_keys`: the account encryption key epochs, as certificates (oldest first).
 
-use rusqlite::{params, Connection};
+use rusqlite::{params, Connection, OptionalExtension};
 
 use super::{cert_from_json, cert_to_json};
 use crate::store::StoreResult;
@@ -30,6 +30,18 @@ pub(super) fn insert(
         params![account.as_str(), epoch, cert_to_json(cert)?, now_ms],
     )?;
     Ok(())
+}
+
+/// The certificate of the highest epoch, if any.
+pub(super) fn current(conn: &Connection, account: &AccountId) -> StoreResult<Option<Certificate>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT certificate FROM encryption_keys WHERE account_id = ?1
+         ORDER BY epoch DESC LIMIT 1",
+    )?;
+    let json: Option<String> = stmt
+        .query_row([account.as_str()], |r| r.get(0))
+        .optional()?;
+    json.as_deref().map(cert_from_json).transpose()
 }
 
 pub(super) fn list(conn: &Connection, account: &AccountId) -> StoreResult<Vec<Certificate>> {

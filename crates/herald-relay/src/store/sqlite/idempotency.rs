@@ -24,11 +24,10 @@ pub(super) fn find(
     key: &str,
 ) -> StoreResult<Option<([u8; 32], MessageId)>> {
     let row: Option<(Vec<u8>, String)> = conn
-        .query_row(
+        .prepare_cached(
             "SELECT request_hash, message_id FROM idempotency WHERE scope = ?1 AND key = ?2",
-            params![scope, key],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
+        )?
+        .query_row(params![scope, key], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?;
     row.map(|(hash, id)| Ok((hash_from_blob(&hash)?, super::parse_id(&id)?)))
         .transpose()
@@ -40,16 +39,16 @@ pub(super) fn insert(
     message: &MessageId,
     now_ms: i64,
 ) -> StoreResult<()> {
-    conn.execute(
+    conn.prepare_cached(
         "INSERT INTO idempotency (scope, key, request_hash, message_id, created_at_ms)
          VALUES (?1, ?2, ?3, ?4, ?5)",
-        params![
-            claim.scope,
-            claim.key,
-            &claim.request_hash[..],
-            message.as_str(),
-            now_ms
-        ],
-    )?;
+    )?
+    .execute(params![
+        claim.scope,
+        claim.key,
+        &claim.request_hash[..],
+        message.as_str(),
+        now_ms
+    ])?;
     Ok(())
 }

@@ -184,12 +184,13 @@ pub(super) fn state(
     viewer: &Viewer,
 ) -> StoreResult<StoredState> {
     let row: Option<(String, bool, Option<i64>, String, String)> = conn
-        .query_row(
+        .prepare_cached(
             "SELECT status, expects_answer, expires_at_ms, sender_type, sender_id FROM messages
              WHERE id = ?1 AND account_id = ?2",
-            params![id.as_str(), account.as_str()],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
-        )
+        )?
+        .query_row(params![id.as_str(), account.as_str()], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+        })
         .optional()?;
     let (status, expects_answer, expires_at_ms, sender_type, sender_id) =
         row.ok_or(StoreError::NotFound)?;
@@ -208,11 +209,8 @@ pub(super) fn state(
 
 pub(super) fn exists(conn: &Connection, id: &MessageId) -> StoreResult<bool> {
     Ok(conn
-        .query_row(
-            "SELECT 1 FROM messages WHERE id = ?1",
-            [id.as_str()],
-            |_| Ok(()),
-        )
+        .prepare_cached("SELECT 1 FROM messages WHERE id = ?1")?
+        .query_row([id.as_str()], |_| Ok(()))
         .optional()?
         .is_some())
 }
@@ -228,18 +226,15 @@ fn thread_for(
         return Ok((id.as_str().to_owned(), 0));
     };
     let thread: String = conn
-        .query_row(
-            "SELECT thread_id FROM messages WHERE id = ?1 AND account_id = ?2",
-            params![parent.as_str(), account.as_str()],
-            |r| r.get(0),
-        )
+        .prepare_cached("SELECT thread_id FROM messages WHERE id = ?1 AND account_id = ?2")?
+        .query_row(params![parent.as_str(), account.as_str()], |r| r.get(0))
         .optional()?
         .ok_or(StoreError::NotFound)?;
-    let last: i64 = conn.query_row(
-        "SELECT COALESCE(MAX(thread_sequence), 0) FROM messages WHERE thread_id = ?1",
-        [&thread],
-        |r| r.get(0),
-    )?;
+    let last: i64 = conn
+        .prepare_cached(
+            "SELECT COALESCE(MAX(thread_sequence), 0) FROM messages WHERE thread_id = ?1",
+        )?
+        .query_row([&thread], |r| r.get(0))?;
     Ok((thread, last + 1))
 }
 
@@ -255,30 +250,30 @@ pub(super) fn insert(conn: &Connection, m: &NewMessage, revision: Revision) -> S
         MessageStatus::Delivered
     };
     let envelope = serde_json::to_string(&m.envelope).map_err(|_| corrupt("envelope"))?;
-    conn.execute(
+    conn.prepare_cached(
         "INSERT INTO messages (id, account_id, revision, kind, status, expects_answer,
             sender_type, sender_id, sender_name, created_at_ms, expires_at_ms, reply_to,
             thread_id, thread_sequence, size, envelope)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
-        params![
-            m.id.as_str(),
-            m.account_id.as_str(),
-            revision.0 as i64,
-            m.kind,
-            status.as_str(),
-            m.expects_answer,
-            sender_type,
-            sender_id,
-            m.sender_name,
-            m.now.timestamp_millis(),
-            m.expires_at.map(|t| t.timestamp_millis()),
-            m.reply_to.as_ref().map(|r| r.as_str()),
-            thread_id,
-            thread_sequence,
-            m.envelope.encoded_len() as i64,
-            envelope,
-        ],
-    )?;
+    )?
+    .execute(params![
+        m.id.as_str(),
+        m.account_id.as_str(),
+        revision.0 as i64,
+        m.kind,
+        status.as_str(),
+        m.expects_answer,
+        sender_type,
+        sender_id,
+        m.sender_name,
+        m.now.timestamp_millis(),
+        m.expires_at.map(|t| t.timestamp_millis()),
+        m.reply_to.as_ref().map(|r| r.as_str()),
+        thread_id,
+        thread_sequence,
+        m.envelope.encoded_len() as i64,
+        envelope,
+    ])?;
     Ok(())
 }
 
@@ -290,7 +285,8 @@ pub(super) fn get(
 ) -> StoreResult<Option<(AccountId, MessageRecord)>> {
     let sql = format!("SELECT {COLUMNS}, account_id FROM messages WHERE id = ?1");
     let row = conn
-        .query_row(&sql, [id.as_str()], |r| {
+        .prepare_cached(&sql)?
+        .query_row([id.as_str()], |r| {
             Ok((record_from_row(r, now_ms)?, r.get::<_, String>(18)?))
         })
         .optional()?;
@@ -367,18 +363,18 @@ pub(super) fn set_answer(
     revision: Revision,
 ) -> StoreResult<()> {
     let envelope = serde_json::to_string(&answer.envelope).map_err(|_| corrupt("answer"))?;
-    conn.execute(
+    conn.prepare_cached(
         "UPDATE messages SET status = 'answered', answer_envelope = ?2, answered_at_ms = ?3,
              answered_by = ?4, revision = ?5
          WHERE id = ?1 AND status = 'pending'",
-        params![
-            id.as_str(),
-            envelope,
-            answer.now.timestamp_millis(),
-            answer.device_id.as_str(),
-            revision.0 as i64
-        ],
-    )?;
+    )?
+    .execute(params![
+        id.as_str(),
+        envelope,
+        answer.now.timestamp_millis(),
+        answer.device_id.as_str(),
+        revision.0 as i64
+    ])?;
     Ok(())
 }
 
@@ -388,10 +384,8 @@ pub(super) fn set_status(
     status: MessageStatus,
     revision: Revision,
 ) -> StoreResult<()> {
-    conn.execute(
-        "UPDATE messages SET status = ?2, revision = ?3 WHERE id = ?1",
-        params![id.as_str(), status.as_str(), revision.0 as i64],
-    )?;
+    conn.prepare_cached("UPDATE messages SET status = ?2, revision = ?3 WHERE id = ?1")?
+        .execute(params![id.as_str(), status.as_str(), revision.0 as i64])?;
     Ok(())
 }
 
@@ -421,11 +415,11 @@ pub(super) fn latest_for_connection(
     account: &AccountId,
     connection: &str,
 ) -> StoreResult<Revision> {
-    let rev: i64 = conn.query_row(
-        "SELECT COALESCE(MAX(revision), 0) FROM messages WHERE account_id = ?1
+    let rev: i64 = conn
+        .prepare_cached(
+            "SELECT COALESCE(MAX(revision), 0) FROM messages WHERE account_id = ?1
          AND sender_id = ?2 AND sender_type = 'connection'",
-        params![account.as_str(), connection],
-        |r| r.get(0),
-    )?;
+        )?
+        .query_row(params![account.as_str(), connection], |r| r.get(0))?;
     Ok(Revision(rev as u64))
 }
