@@ -5,7 +5,7 @@
 #
 #   scripts/fuzz.sh                      every target, 60 s each
 #   FUZZ_SECONDS=300 scripts/fuzz.sh envelope jsonrpc
-#   FUZZ_MERGE=1 scripts/fuzz.sh         then merge inputs with new coverage into fuzz/corpus/
+#   FUZZ_MERGE=1 scripts/fuzz.sh         then add a set-cover merge of new inputs to fuzz/corpus/
 #
 # New inputs go to fuzz/target/corpus/<target>/ (not committed); a crash is saved under
 # fuzz/artifacts/<target>/ and fails the run. Replay one without cargo-fuzz:
@@ -41,7 +41,7 @@ for target in "${targets[@]}"; do
   fi
   if [ "${FUZZ_MERGE:-0}" = 1 ]; then
     cargo fuzz run "${build[@]}" "$target" "corpus/$target" "target/corpus/$target" -- \
-      -merge=1 -max_len=65536
+      -merge=1 -set_cover_merge=1 -max_len=65536
   fi
 done
 

@@ -120,7 +120,8 @@ impl RelayProcess {
         // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
         let rest = &stat[stat.rfind(')')? + 2..];
         let fields: Vec<&str> = rest.split_whitespace().collect();
-        let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+        let ticks: u64 =
+            fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
         // Linux reports these in USER_HZ, which is 100 on every mainstream configuration.
         Some(Duration::from_millis(ticks * 10))
     }

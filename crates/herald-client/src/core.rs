@@ -24,6 +24,7 @@ mod agents;
 mod answer_files;
 mod attachments;
 mod pairings;
+mod rendered;
 
 /// How to open the core.
 #[derive(Debug, Clone)]
@@ -53,6 +54,8 @@ pub(crate) struct Inner {
     pub(crate) sync_task: Mutex<Option<JoinHandle<()>>>,
     /// Pairing requests this new device registered and waits on (devices.rs).
     pub(crate) pairings: crate::devices::PendingPairings,
+    /// Rendered message bodies by id, and which full renders are running (core/rendered.rs).
+    pub(crate) rendered: Mutex<crate::render_cache::RenderCache>,
 }
 
 impl Inner {
@@ -103,6 +106,7 @@ impl Core {
                 events,
                 sync_task: Mutex::new(None),
                 pairings: Default::default(),
+                rendered: Default::default(),
             }),
         })
     }
@@ -321,10 +325,18 @@ impl Core {
     }
 
     /// One message, decrypted and rendered, from the local cache.
+    ///
+    /// `body_html` comes from an in-memory cache when the message was opened before. A body
+    /// with code past the highlighting budget is first returned with those blocks plain
+    /// (`highlight-skipped`) while a full render runs in the background; when it is stored,
+    /// a [`CoreEvent::MessageRendered`] with the id follows and the next call returns the
+    /// fully coloured body (core/rendered.rs).
     pub async fn message(&self, id: &str) -> Result<MessageView> {
         let owned = id.to_owned();
         let row = self.inner.cache_call(move |c| c.get(&owned)).await?;
-        let mut view = present::message_view(&self.inner.local.key, &row)?;
+        let mut view = present::message_view(&self.inner.local.key, &row, |body| {
+            self.inner.render_body(id, body)
+        })?;
         let owned = id.to_owned();
         view.answer_queued = self
             .inner

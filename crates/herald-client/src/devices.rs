@@ -264,6 +264,7 @@ impl Core {
             Err(e) => return Err(e.into()),
         }
         self.inner.cache_call(|c| c.clear()).await?;
+        self.inner.clear_rendered();
         *self
             .inner
             .session

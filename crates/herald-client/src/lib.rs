@@ -24,6 +24,7 @@ mod local_key;
 mod notifications;
 mod outbox;
 mod present;
+mod render_cache;
 mod secrets;
 mod session;
 mod sync;

@@ -89,8 +89,14 @@ pub(crate) fn answer_content(key: &LocalKey, m: &CachedMessage) -> Option<Answer
         .and_then(|b| serde_json::from_slice::<AnswerContent>(&b).ok())
 }
 
-/// The reading-pane view of a cached message.
-pub fn message_view(key: &LocalKey, m: &CachedMessage) -> Result<MessageView> {
+/// The reading-pane view of a cached message. The body's HTML comes from `render_body`,
+/// called at most once with the decrypted Markdown body (not at all when the content cannot
+/// be opened); the core passes its cached renderer (core/rendered.rs).
+pub(crate) fn message_view(
+    key: &LocalKey,
+    m: &CachedMessage,
+    render_body: impl FnOnce(&str) -> String,
+) -> Result<MessageView> {
     let summary = summary(key, m);
     let Ok(opened) = opened(key, m) else {
         return Ok(MessageView {
@@ -120,7 +126,7 @@ pub fn message_view(key: &LocalKey, m: &CachedMessage) -> Result<MessageView> {
     Ok(MessageView {
         kind: summary.kind,
         summary,
-        body_html: herald_render::markdown_to_html(&content.body),
+        body_html: render_body(&content.body),
         body_markdown: content.body.clone(),
         actions: content
             .actions

@@ -362,6 +362,10 @@ pub enum CoreEvent {
         notification: crate::notification_view::NotificationView,
         is_new: bool,
     },
+    /// The fully highlighted body of message `id` is ready (its first view had code blocks
+    /// marked `highlight-skipped`): fetch the message again and swap in its `bodyHtml`.
+    #[serde(rename_all = "camelCase")]
+    MessageRendered { id: String },
     /// Connection to the relay went up or down.
     #[serde(rename_all = "camelCase")]
     SyncState {

@@ -116,7 +116,9 @@ async fn relay_restart_device_reconnects_and_misses_nothing() {
                 CoreEvent::SyncState {
                     connected: false, ..
                 } => saw_disconnect = true,
-                CoreEvent::SyncState { .. } | CoreEvent::NotificationUpserted { .. } => {}
+                CoreEvent::SyncState { .. }
+                | CoreEvent::NotificationUpserted { .. }
+                | CoreEvent::MessageRendered { .. } => {}
             }
         }
     })

@@ -25,6 +25,11 @@ use crate::store::{Principal, TokenHash};
 
 /// Keepalive interval.
 pub const PING_INTERVAL: Duration = Duration::from_secs(20);
+/// Read buffer of each socket. Clients send only pongs and close frames; tungstenite zero-fills
+/// the whole buffer on every read attempt, and the session polls for a read after every frame
+/// it sends, so its 128 KiB default cost a 128 KiB memset per socket per nudge
+/// (docs/benchmarks.md, "Relay"). Larger client frames still arrive, over several reads.
+const READ_BUFFER_BYTES: usize = 4 * 1024;
 
 pub(crate) async fn upgrade(
     State(state): State<AppState>,
@@ -41,7 +46,8 @@ pub(crate) async fn upgrade(
         return ApiError::unauthorized().into_response();
     };
     let tracker = state.inner.sockets.clone();
-    ws.on_upgrade(move |socket| tracker.track_future(session(socket, state, principal, token)))
+    ws.read_buffer_size(READ_BUFFER_BYTES)
+        .on_upgrade(move |socket| tracker.track_future(session(socket, state, principal, token)))
 }
 
 /// What a batch of changes means for one socket.

@@ -41,17 +41,19 @@ pub const MAX_HIGHLIGHT_LINE_BYTES: usize = 4 * 1024;
 /// every later one are rendered as plain escaped code in a
 /// `<pre class="code-block hl-code highlight-skipped">`.
 ///
-/// Why a budget: highlighting costs far more per byte than the rest of rendering (about 3 ms
-/// per KiB on one core of the benchmark machine, against 0.1 ms per KiB for parsing and
-/// sanitizing), and a message is rendered when it is opened, so its cost is a pause the reader
-/// sees. The budget covers every code block of ordinary messages (a few snippets) and the
-/// first screens of a long report; what lies past it stays exact, readable text, only
-/// uncoloured. The output depends only on the input (a byte count, not a clock).
-pub const MAX_HIGHLIGHT_BYTES_PER_MESSAGE: usize = 3 * 1024;
+/// Why a budget: a highlighted byte costs about 40 times a plain one (syntect's regexes, then
+/// sanitizing the `span` markup it produces, which is ~25 times the code's size): about 4 ms
+/// per KiB of code on the benchmark machine against 0.1 ms per KiB for the rest of a message.
+/// A message is rendered when it is opened, so that cost is a pause the reader sees; 2 KiB
+/// (about 60 lines) keeps a 50,000-character message under 15 ms (docs/benchmarks.md
+/// "Rendering"). It covers the snippets of ordinary messages and the first blocks of a long
+/// report; what lies past it stays exact, readable code, only uncoloured, and is marked so the
+/// UI can say so. The output depends only on the input (a byte count, not a clock).
+pub const MAX_HIGHLIGHT_BYTES_PER_MESSAGE: usize = 2 * 1024;
 
 /// Below this many bytes of code to highlight, a message's blocks are highlighted on the
 /// calling thread: starting threads would cost more than it saves.
-const PARALLEL_MIN_BYTES: usize = 512;
+const PARALLEL_MIN_BYTES: usize = 1024;
 
 /// Most threads used to highlight the blocks of one message (the caller's thread included).
 const MAX_THREADS: usize = 4;
@@ -122,12 +124,13 @@ pub(crate) struct CodeBlock {
 /// The unsanitized HTML of each block, in the order given: the blocks of one message.
 ///
 /// Blocks with a known language are highlighted while their running total of bytes stays
-/// within [`MAX_HIGHLIGHT_BYTES_PER_MESSAGE`]; the rest are plain (`highlight-skipped`). The
+/// within `budget` (normally [`MAX_HIGHLIGHT_BYTES_PER_MESSAGE`]; `usize::MAX` for no
+/// budget); the rest are plain (`highlight-skipped`). The
 /// highlighting runs on up to [`MAX_THREADS`] threads (the caller's included), largest block
 /// first; each block's HTML depends only on the block, so the result is the same whatever the
 /// threads do.
-pub(crate) fn blocks_html(blocks: &[CodeBlock]) -> Vec<String> {
-    let mut remaining = MAX_HIGHLIGHT_BYTES_PER_MESSAGE;
+pub(crate) fn blocks_html(blocks: &[CodeBlock], budget: usize) -> Vec<String> {
+    let mut remaining = budget;
     let mut over_budget = false;
     let syntaxes: Vec<Option<&'static SyntaxReference>> = blocks
         .iter()
@@ -152,7 +155,7 @@ pub(crate) fn blocks_html(blocks: &[CodeBlock]) -> Vec<String> {
         }
     };
 
-    let highlighted = MAX_HIGHLIGHT_BYTES_PER_MESSAGE - remaining;
+    let highlighted = budget - remaining;
     let jobs = syntaxes.iter().filter(|syntax| syntax.is_some()).count();
     let threads = thread::available_parallelism()
         .map_or(1, NonZeroUsize::get)

@@ -44,5 +44,7 @@ pub use code::{
     MAX_HIGHLIGHT_BYTES_PER_MESSAGE, MAX_HIGHLIGHT_LINE_BYTES,
 };
 pub use diff::diff_to_html;
-pub use markdown::{markdown_to_html, MAX_NESTING};
+pub use markdown::{
+    markdown_to_html, markdown_to_html_full, markdown_to_html_with_budget, MAX_NESTING,
+};
 pub use table::{json_to_html, table_to_html};

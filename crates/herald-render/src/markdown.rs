@@ -49,6 +49,26 @@ pub const MAX_NESTING: usize = 32;
 /// Never panics; the work is roughly linear in the input, but callers should still bound the
 /// input size (messages are limited upstream).
 pub fn markdown_to_html(markdown: &str) -> String {
+    markdown_to_html_with_budget(markdown, code::MAX_HIGHLIGHT_BYTES_PER_MESSAGE)
+}
+
+/// [`markdown_to_html`] with every code block highlighted: no per-message budget (the
+/// per-block limits [`crate::MAX_HIGHLIGHT_BYTES`] and [`crate::MAX_HIGHLIGHT_LINE_BYTES`]
+/// still apply, so a block over them keeps `highlight-skipped`).
+///
+/// Costs about 4 ms per KiB of highlighted code (see [`crate::MAX_HIGHLIGHT_BYTES_PER_MESSAGE`]),
+/// so it is meant for a background thread after the budgeted render was shown: the desktop
+/// core renders this way once per message and swaps the result in. Same output guarantees as
+/// [`markdown_to_html`]; never panics.
+pub fn markdown_to_html_full(markdown: &str) -> String {
+    markdown_to_html_with_budget(markdown, usize::MAX)
+}
+
+/// [`markdown_to_html`] with an explicit highlighting budget: `budget` bytes of code (counted
+/// in document order over blocks with a known language) are coloured, later blocks are plain
+/// with `highlight-skipped`. `budget = 0` colours nothing; `usize::MAX` is
+/// [`markdown_to_html_full`]. Same output guarantees as [`markdown_to_html`]; never panics.
+pub fn markdown_to_html_with_budget(markdown: &str, budget: usize) -> String {
     let options =
         Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
     let mut rewriter = Rewriter::default();
@@ -63,7 +83,7 @@ pub fn markdown_to_html(markdown: &str) -> String {
     // parallel and within the message's highlighting budget.
     for (position, block) in code_positions
         .into_iter()
-        .zip(code::blocks_html(&code_blocks))
+        .zip(code::blocks_html(&code_blocks, budget))
     {
         events[position] = Event::Html(block.into());
     }

@@ -37,7 +37,7 @@ fn positions_in_order(haystack: &str, needles: &[String]) -> Vec<Option<usize>> 
 
 #[test]
 fn blocks_within_the_budget_are_highlighted_in_document_order() {
-    // As many blocks as fit the budget: enough code to take the parallel path.
+    // As many blocks as fit the budget: enough code to take the parallel path (1 KiB).
     let mut total = 0;
     let count = (0..)
         .take_while(|&index| {
@@ -48,8 +48,8 @@ fn blocks_within_the_budget_are_highlighted_in_document_order() {
     let (doc, blocks) = document(count);
     let total: usize = blocks.iter().map(String::len).sum();
     assert!(
-        total <= MAX_HIGHLIGHT_BYTES_PER_MESSAGE && total > 2048,
-        "the test document fits the budget and is worth threads ({total} bytes)"
+        total <= MAX_HIGHLIGHT_BYTES_PER_MESSAGE && total > MAX_HIGHLIGHT_BYTES_PER_MESSAGE / 2,
+        "the test document fits the budget and fills over half of it ({total} bytes)"
     );
     let html = markdown_to_html(&doc);
     assert_inert(&doc, &html);
@@ -58,7 +58,11 @@ fn blocks_within_the_budget_are_highlighted_in_document_order() {
         .iter()
         .map(|code| code_to_html(code, Some("python")))
         .collect();
-    assert!(alone[0].contains("hl-"), "python is highlighted: {}", alone[0]);
+    assert!(
+        alone[0].contains("hl-"),
+        "python is highlighted: {}",
+        alone[0]
+    );
     let found = positions_in_order(&html, &alone);
     assert!(
         found.iter().all(Option::is_some),
@@ -122,7 +126,8 @@ fn code_past_the_budget_is_plain_and_marked() {
 #[test]
 fn unlabelled_and_unknown_blocks_do_not_use_the_budget() {
     let filler = "x = 1\n".repeat(MAX_HIGHLIGHT_BYTES_PER_MESSAGE / 6 + 10);
-    let doc = format!("```\n{filler}```\n\n```no-such-language\n{filler}```\n\n```python\nx = 1\n```\n");
+    let doc =
+        format!("```\n{filler}```\n\n```no-such-language\n{filler}```\n\n```python\nx = 1\n```\n");
     let html = markdown_to_html(&doc);
     assert_eq!(
         html.matches("highlight-skipped").count(),

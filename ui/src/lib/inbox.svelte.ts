@@ -31,6 +31,8 @@ export class InboxState {
   openRequest = $state<{ id: string; seq: number; notice: OpenNotice | null } | null>(null);
   /** Bumped on every upsert so the open message can refresh itself. */
   lastUpserted = $state<{ id: string; seq: number } | null>(null);
+  /** Bumped when the core has the fully highlighted body of a message (`messageRendered`). */
+  lastRendered = $state<{ id: string; seq: number } | null>(null);
   /** A request to open a notification (from its banner). */
   openNotificationRequest = $state<{ id: string; seq: number } | null>(null);
   #seq = 0;
@@ -91,6 +93,10 @@ export class InboxState {
         break;
       case "notificationUpserted":
         this.upsertNotification(event.notification);
+        break;
+      case "messageRendered":
+        this.#seq += 1;
+        this.lastRendered = { id: event.id, seq: this.#seq };
         break;
       case "syncState":
         this.connected = event.connected;

@@ -183,7 +183,10 @@ async fn fill(
 async fn cold_sync(
     url: &str,
     relay_pid: Option<u32>,
-    dir: &Path, recovery_key: &str, n: usize) -> anyhow::Result<Rep> {
+    dir: &Path,
+    recovery_key: &str,
+    n: usize,
+) -> anyhow::Result<Rep> {
     let t = Instant::now();
     let core = device::unlock_new_device(url, dir, recovery_key, "bench-new").await?;
     let unlock = t.elapsed();

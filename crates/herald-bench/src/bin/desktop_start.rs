@@ -187,7 +187,9 @@ fn prepare(
     }
     std::fs::create_dir_all(profile)?;
     // A free loopback port, kept for every later start of the relay.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port();
     std::fs::write(profile.join("relay-port"), format!("{port}\n"))?;
     let _relay = Relay::start(relay_bin, profile, port)?;
     let url = format!("http://127.0.0.1:{port}");

@@ -26,6 +26,7 @@ use herald_protocol::wire::{MessageRecord, ServerFrame};
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::Message;
 
 #[derive(Debug, Parser)]
@@ -92,12 +93,17 @@ async fn main() -> anyhow::Result<()> {
     for socket in 0..sockets {
         let token = &tokens[socket / args.sockets_per_device];
         let mut request = relay.ws_url().into_client_request()?;
-        request
-            .headers_mut()
-            .insert("Authorization", HeaderValue::from_str(&format!("Bearer {token}"))?);
-        let (mut stream, _) = tokio_tungstenite::connect_async(request)
-            .await
-            .with_context(|| format!("opening socket {socket}"))?;
+        request.headers_mut().insert(
+            "Authorization",
+            HeaderValue::from_str(&format!("Bearer {token}"))?,
+        );
+        // Small read buffers, as the relay's own: tungstenite zero-fills the whole read buffer
+        // (128 KiB by default) on every read, which would bill this reader, not the relay.
+        let config = WebSocketConfig::default().read_buffer_size(4 * 1024);
+        let (mut stream, _) =
+            tokio_tungstenite::connect_async_with_config(request, Some(config), true)
+                .await
+                .with_context(|| format!("opening socket {socket}"))?;
         let (tx, ready_tx) = (tx.clone(), ready_tx.clone());
         tokio::spawn(async move {
             let mut ready = Some(ready_tx);

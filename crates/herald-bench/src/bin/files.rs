@@ -111,6 +111,8 @@ async fn run(
     round_trip(&core, &agent, relay_pid, &small, &dir.join("small.out")).await?;
     std::fs::remove_file(dir.join("small.out"))?;
 
+    crypto_only(&source, dir, args.bytes)?;
+
     let mut reps = Vec::with_capacity(args.reps);
     for rep in 0..args.reps {
         let dest = dir.join(format!("big.out.{rep}"));
@@ -213,6 +215,44 @@ impl Cpu {
             .map(|(a, b)| a - b);
         Ok((own, relay))
     }
+}
+
+/// The crypto alone, on one thread, with the buffers the client uses (256 KiB): encrypt
+/// file → file as the upload does before sending, then decrypt file → nothing. Printed as a
+/// comment line: what bounds the end-to-end figures.
+fn crypto_only(source: &Path, dir: &Path, bytes: u64) -> anyhow::Result<()> {
+    use herald_crypto::files::{decrypt_file, encrypt_file};
+    const BUF: usize = 256 * 1024;
+    let encrypted = dir.join("crypto-only.age");
+    let t = Instant::now();
+    let mut out = std::io::BufWriter::with_capacity(BUF, std::fs::File::create(&encrypted)?);
+    let info = encrypt_file(
+        std::io::BufReader::with_capacity(BUF, std::fs::File::open(source)?),
+        &mut out,
+        bytes,
+    )
+    .map_err(|e| anyhow!("encrypt: {e}"))?;
+    out.flush()?;
+    drop(out);
+    let enc = t.elapsed();
+    let t = Instant::now();
+    decrypt_file(
+        std::io::BufReader::with_capacity(BUF, std::fs::File::open(&encrypted)?),
+        std::io::sink(),
+        &info.key,
+        info.plaintext_size,
+        &info.sha256,
+    )
+    .map_err(|e| anyhow!("decrypt: {e}"))?;
+    let dec = t.elapsed();
+    std::fs::remove_file(&encrypted)?;
+    let mb = bytes as f64 / 1e6;
+    eprintln!(
+        "# crypto only, one thread: encrypt file→file {:.0} MB/s, decrypt file→sink {:.0} MB/s",
+        mb / enc.as_secs_f64(),
+        mb / dec.as_secs_f64()
+    );
+    Ok(())
 }
 
 /// Writes `n` pseudo-random bytes (xorshift; incompressible) in 1 MiB chunks.

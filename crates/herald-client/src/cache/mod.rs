@@ -176,6 +176,10 @@ fn open_writer(path: &Path) -> std::result::Result<Connection, OpenError> {
     private_file(path)?;
     let mut c = Connection::open(path)?;
     c.busy_timeout(std::time::Duration::from_secs(5))?;
+    // New caches only (ignored once the file has pages): a message row holds its sealed
+    // content inline, typically 1–4 KB, and 4 KiB pages fit one such row each; 8 KiB pages fit
+    // two to three (docs/benchmarks.md, "Device core and files": cache size per message).
+    c.pragma_update(None, "page_size", 8192)?;
     c.pragma_update(None, "journal_mode", "WAL")?;
     c.pragma_update(None, "synchronous", "NORMAL")?;
     recover::check_pages(&c)?;

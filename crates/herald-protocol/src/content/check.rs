@@ -347,7 +347,11 @@ mod tests {
     fn numbers_read_back_as_written() {
         // Found by the content and schema_form fuzz targets: without serde_json's
         // float_roundtrip a bound read back from its own JSON could move by one ulp.
-        for text in ["900719925474099254740993", "9.007199254740993e23", "0.30000000000000004"] {
+        for text in [
+            "900719925474099254740993",
+            "9.007199254740993e23",
+            "0.30000000000000004",
+        ] {
             let first = n(text);
             assert_eq!(n(&first.to_string()), first, "{text}");
         }

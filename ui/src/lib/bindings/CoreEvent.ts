@@ -5,4 +5,4 @@ import type { NotificationView } from "./NotificationView";
 /**
  * Events pushed to the UI (Tauri event name `herald://event`).
  */
-export type CoreEvent = { "type": "messageUpserted", message: MessageSummary, isNew: boolean, } | { "type": "notificationUpserted", notification: NotificationView, isNew: boolean, } | { "type": "syncState", connected: boolean, error: string | null, };
+export type CoreEvent = { "type": "messageUpserted", message: MessageSummary, isNew: boolean, } | { "type": "notificationUpserted", notification: NotificationView, isNew: boolean, } | { "type": "messageRendered", id: string, } | { "type": "syncState", connected: boolean, error: string | null, };
