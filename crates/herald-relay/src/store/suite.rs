@@ -25,7 +25,7 @@ fn device_id(account: &AccountId) -> DeviceId {
     DeviceId::from_random(&[if account == &account_id() { 3 } else { 4 }; 16])
 }
 
-fn connection_id(n: u8) -> ConnectionId {
+pub fn connection_id(n: u8) -> ConnectionId {
     ConnectionId::from_random(&[10 + n; 16])
 }
 
@@ -80,7 +80,7 @@ pub fn seed_account(store: &dyn Store) {
     seed(store, account_id(), 1);
 }
 
-fn add_connection(store: &dyn Store, n: u8) {
+pub fn add_connection(store: &dyn Store, n: u8) {
     store
         .create_connection(NewConnection {
             account_id: account_id(),

@@ -114,14 +114,16 @@ impl SqliteStore {
         Ok(conn)
     }
 
-    /// Runs `f` on a read connection (reads see the last committed state).
+    /// Runs `f` on a read connection inside one read transaction, so every statement in `f`
+    /// sees the same committed snapshot (a device is never seen both live and revoked when a
+    /// revocation commits between two statements).
     fn read<T>(&self, f: impl FnOnce(&Connection) -> StoreResult<T>) -> StoreResult<T> {
         let pooled = lock(&self.readers).pop();
         let conn = match pooled {
             Some(c) => c,
             None => self.open_reader()?,
         };
-        let out = f(&conn);
+        let out = snapshot(&conn, f);
         let mut readers = lock(&self.readers);
         if readers.len() < MAX_IDLE_READERS {
             readers.push(conn);
@@ -135,6 +137,14 @@ impl SqliteStore {
     fn write<T>(&self, f: impl FnOnce(&Connection) -> StoreResult<T>) -> StoreResult<T> {
         self.writer.write(f)
     }
+}
+
+/// Runs `f` in a deferred transaction that is rolled back afterwards (reads only).
+fn snapshot<T>(conn: &Connection, f: impl FnOnce(&Connection) -> StoreResult<T>) -> StoreResult<T> {
+    let tx = conn.unchecked_transaction()?;
+    let out = f(&tx);
+    tx.rollback()?;
+    out
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -480,6 +490,33 @@ mod tests {
                 .account_keys(&super::super::suite::account_id())
                 .is_ok(),
             "the account survives a reopen and migrations are not re-run"
+        );
+    }
+
+    /// A revocation that commits between two statements of one read is seen by neither: the
+    /// key directory never lists a credential as both live and revoked (CI once saw GET /keys
+    /// do exactly that during two concurrent device revocations).
+    #[test]
+    fn one_read_sees_one_snapshot() {
+        let (_dir, store) = open();
+        super::super::suite::seed_account(&store);
+        let account = super::super::suite::account_id();
+        super::super::suite::add_connection(&store, 1);
+        let first = super::super::suite::connection_id(1);
+        let (live, revoked) = store
+            .read(|c| {
+                let live = connections::active_certificates(c, &account)?.len();
+                store.revoke_connection(&account, &first, super::super::suite::t0())?;
+                let revoked = revoked::connections(c, &account)?.len();
+                Ok((live, revoked))
+            })
+            .expect("read");
+        assert_eq!((live, revoked), (1, 0), "both statements saw the state before");
+        let after = store.account_keys(&account).expect("keys");
+        assert_eq!(
+            (after.connections.len(), after.revoked_connections.len()),
+            (0, 1),
+            "the next read sees the revocation"
         );
     }
 
