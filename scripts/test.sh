@@ -28,7 +28,7 @@ step "Rust tests (all crates), on a private session bus with an unlocked gnome-k
 # real Secret Service; every other test ignores them.
 keyring_home=$(mktemp -d)
 XDG_DATA_HOME="$keyring_home" HERALD_TEST_KEYCHAIN=1 \
-  dbus-run-session -- scripts/with-keyring.sh cargo test --workspace
+  dbus-run-session -- scripts/with-keyring.sh cargo test --workspace --no-fail-fast
 rm -rf "$keyring_home"
 df -h . | tail -n1 | awk '{print "disk: " $4 " free after the Rust tests"}'
 

@@ -6,7 +6,8 @@
 //! (keyed by the request's id) and the caller gets `answer_queued`. Every catch-up (on each
 //! (re)connect and nudge, and `herald inbox`) first posts what is queued:
 //!
-//! - accepted: stored and announced, the row removed;
+//! - accepted: stored, the row removed, then announced (so whoever reacts to the
+//!   announcement never sees the answer still queued);
 //! - `409 already_answered` with the relay's answer made by THIS device: an earlier post of
 //!   this very answer landed but its response was lost — delivered, the row removed (the
 //!   relay holds one answer per request and this device queues one, so this is exactly once);
@@ -79,45 +80,68 @@ fn open(key: &LocalKey, id: &str, sealed: &[u8]) -> Result<AnswerContent> {
 
 /// Posts every queued answer (see the module docs). Returns how many left the queue.
 /// Errors: the first transient failure (`network`, a 5xx), with the rest kept for later.
+///
+/// A row leaves the queue before the stored record is announced: whoever reacts to the
+/// announcement ([`crate::Core::message`]) must not see the answer still queued, and nothing
+/// is announced after the row goes.
 pub(crate) async fn flush(inner: &Inner, session: &Session) -> Result<usize> {
     let queued = inner.cache_call(|c| c.queued_answers()).await?;
     let mut done = 0;
     for (id, sealed) in queued {
-        match deliver(inner, session, &id, &sealed).await {
-            Ok(()) => {}
+        let stored = match deliver(inner, session, &id, &sealed).await {
+            Ok(Delivered::Held(stored)) => Some(stored),
+            Ok(Delivered::Refused(stored, e)) => {
+                tracing::info!(message = %id, code = %e.code(), "queued answer not delivered");
+                Some(stored)
+            }
             Err(e) if crate::http::is_transient(&e) => return Err(e),
             Err(e) => {
-                tracing::info!(message = %id, code = %e.code(), "queued answer not delivered")
+                tracing::info!(message = %id, code = %e.code(), "queued answer not delivered");
+                None
             }
-        }
+        };
         let owned = id.clone();
         inner.cache_call(move |c| c.dequeue_answer(&owned)).await?;
+        if let Some(stored) = stored {
+            announce(inner, &stored).await?;
+        }
         done += 1;
     }
     Ok(done)
 }
 
-/// Posts one queued answer. `Ok` when the relay holds it (now or from an earlier post).
-async fn deliver(inner: &Inner, session: &Session, id: &str, sealed: &[u8]) -> Result<()> {
+/// What became of one queued answer the relay answered for good; either way the relay's
+/// record of the request is stored (not yet announced) under the id carried.
+enum Delivered {
+    /// The relay holds this answer (taken now, or from an earlier post whose response was
+    /// lost).
+    Held(String),
+    /// Refused for good (answered on another device, expired, cancelled…), with why.
+    Refused(String, Error),
+}
+
+/// Posts one queued answer and stores the relay's record of the request. Errors: transient
+/// ones (kept for later), or anything that left no record stored.
+async fn deliver(inner: &Inner, session: &Session, id: &str, sealed: &[u8]) -> Result<Delivered> {
     let message_id = MessageId::parse(id).ok_or_else(|| Error::NotFound(id.to_owned()))?;
     let answer = open(&inner.local.key, id, sealed)?;
     let owned = id.to_owned();
     let row = inner.cache_call(move |c| c.get(&owned)).await?;
     let opened = crate::present::opened(&inner.local.key, &row)?;
     match post(inner, session, &message_id, &opened, answer).await {
-        Ok(record) => store_and_announce(inner, session, &record).await,
+        Ok(record) => Ok(Delivered::Held(store(inner, session, &record).await?)),
         Err(e) if crate::http::is_transient(&e) => Err(e),
         Err(e) => {
             let current = session.http.message(&message_id).await?;
-            store_and_announce(inner, session, &current).await?;
+            let stored = store(inner, session, &current).await?;
             let mine = current
                 .answer
                 .as_ref()
                 .is_some_and(|a| a.device_id == session.state.device_id);
             if crate::http::is_code(&e, ErrorCode::AlreadyAnswered) && mine {
-                return Ok(());
+                return Ok(Delivered::Held(stored));
             }
-            Err(e)
+            Ok(Delivered::Refused(stored, e))
         }
     }
 }
@@ -128,10 +152,21 @@ pub(crate) async fn store_and_announce(
     session: &Session,
     record: &MessageRecord,
 ) -> Result<()> {
+    let id = store(inner, session, record).await?;
+    announce(inner, &id).await
+}
+
+/// Opens and stores `record` outside the feed (keeping the cursor). Returns its id.
+async fn store(inner: &Inner, session: &Session, record: &MessageRecord) -> Result<String> {
     let row = session.process(&inner.local.key, record).await?;
     let id = row.id.clone();
     inner.cache_call(move |c| c.store_record(&row)).await?;
-    let message = inner.summary_of(&id).await?;
+    Ok(id)
+}
+
+/// Tells the UI what the cache now holds for message `id`.
+async fn announce(inner: &Inner, id: &str) -> Result<()> {
+    let message = inner.summary_of(id).await?;
     let _ = inner.events.send(CoreEvent::MessageUpserted {
         message,
         is_new: false,
