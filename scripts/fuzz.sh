@@ -14,8 +14,39 @@
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 
+# The real targets: fuzz/fuzz_targets/<name>.rs.
+all=()
+for f in fuzz_targets/*.rs; do
+  all+=("$(basename "$f" .rs)")
+done
+
+usage() {
+  cat <<USAGE
+Usage: scripts/fuzz.sh [TARGET...]
+
+Fuzzes each TARGET (default: all) for FUZZ_SECONDS (default 60) seconds with cargo-fuzz.
+Targets: ${all[*]}
+Environment: FUZZ_SECONDS=<seconds>, FUZZ_MERGE=1 (merge new inputs into fuzz/corpus/).
+USAGE
+}
+
+for arg in "$@"; do
+  case "$arg" in
+    -h|--help) usage; exit 0 ;;
+    -*) echo "fuzz.sh: unknown option $arg" >&2; usage >&2; exit 2 ;;
+  esac
+  if [[ " ${all[*]} " != *" $arg "* ]]; then
+    echo "fuzz.sh: unknown target $arg" >&2
+    usage >&2
+    exit 2
+  fi
+done
+
 seconds=${FUZZ_SECONDS:-60}
-all=(content schema_form envelope jsonrpc)
+if [[ ! "$seconds" =~ ^[1-9][0-9]*$ ]]; then
+  echo "fuzz.sh: FUZZ_SECONDS must be a positive whole number of seconds, not '$seconds'" >&2
+  exit 2
+fi
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 

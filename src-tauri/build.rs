@@ -10,6 +10,7 @@ fn main() {
         "list_connections",
         "create_connection",
         "inbox",
+        "inbox_page",
         "message",
         "mark_read",
         "answer",

@@ -2,7 +2,7 @@
 //! or a `UiError {code, message}`; the UI's typed wrappers live in ui/src/lib/backend/tauri.ts.
 
 use herald_client::view::{
-    AnswerInput, ConnectionView, CoreEvent, MessageSummary, MessageView, NewConnection,
+    AnswerInput, ConnectionView, CoreEvent, InboxPage, MessageSummary, MessageView, NewConnection,
     OnboardResult, SetupState, UiError,
 };
 use herald_client::SecretReveal;
@@ -80,6 +80,22 @@ pub async fn create_connection(
 #[tauri::command]
 pub async fn inbox(state: State<'_, AppState>) -> CmdResult<Vec<MessageSummary>> {
     state.core.inbox().await.map_err(ui_error)
+}
+
+/// A page of the inbox, newest first: the `limit` (1..=5,000) newest messages, or those
+/// older than message `before` (the last id of the previous page). Errors: `not_found` when
+/// `before` is no longer cached (reload from the newest), `storage`.
+#[tauri::command]
+pub async fn inbox_page(
+    state: State<'_, AppState>,
+    before: Option<String>,
+    limit: u32,
+) -> CmdResult<InboxPage> {
+    state
+        .core
+        .inbox_page(before.as_deref(), limit as usize)
+        .await
+        .map_err(ui_error)
 }
 
 #[tauri::command]

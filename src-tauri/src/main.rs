@@ -19,6 +19,7 @@ mod paint;
 mod picks;
 mod shell;
 mod speech;
+mod startup;
 
 use tauri::Manager;
 
@@ -43,7 +44,8 @@ fn main() {
     app.run(|handle, event| {
         if let tauri::RunEvent::Exit = event {
             if let Some(state) = handle.try_state::<shell::AppState>() {
-                state.core.stop_sync();
+                // Stops the sync and records a clean close of the cache (no destructors run).
+                state.core.close();
                 tauri::async_runtime::block_on(state.relay.stop());
             }
         }

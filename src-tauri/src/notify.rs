@@ -202,7 +202,7 @@ impl<R: Runtime> Worker<R> {
                             Item::Request(message) => {
                                 if let Some(id) = self.request(&message, shows).await {
                                     shown.insert(message.id.clone(), id);
-                                    watch_deadline(&self.tx, &message);
+                                    watch_deadline(&self.tx, &message, self.core.relay_now());
                                 }
                             }
                             Item::Agent(notification) => {
@@ -361,8 +361,18 @@ fn close<R: Runtime>(app: &AppHandle<R>, id: i32) {
 }
 
 /// Withdraws the banner at the request's deadline (the relay reports expiry only when asked).
-fn watch_deadline(tx: &UnboundedSender<Note>, message: &MessageSummary) {
-    let Some(left) = message.expires_at.as_deref().and_then(time_left) else {
+/// `relay_now` is the relay's current time (`Core::relay_now`): the deadline is the relay's,
+/// so the time left is counted from the relay's clock, not this machine's.
+fn watch_deadline(
+    tx: &UnboundedSender<Note>,
+    message: &MessageSummary,
+    relay_now: chrono::DateTime<chrono::Utc>,
+) {
+    let Some(left) = message
+        .expires_at
+        .as_deref()
+        .and_then(|at| time_left(at, relay_now))
+    else {
         return;
     };
     let tx = tx.clone();
@@ -373,10 +383,10 @@ fn watch_deadline(tx: &UnboundedSender<Note>, message: &MessageSummary) {
     });
 }
 
-/// Time until an RFC 3339 instant (zero when past); `None` when it does not parse.
-fn time_left(at: &str) -> Option<Duration> {
+/// Time from `now` until an RFC 3339 instant (zero when past); `None` when it does not parse.
+fn time_left(at: &str, now: chrono::DateTime<chrono::Utc>) -> Option<Duration> {
     let at = chrono::DateTime::parse_from_rfc3339(at).ok()?;
-    let left = at.with_timezone(&chrono::Utc) - chrono::Utc::now();
+    let left = at.with_timezone(&chrono::Utc) - now;
     Some(left.to_std().unwrap_or(Duration::ZERO))
 }
 
@@ -496,10 +506,30 @@ mod tests {
 
     #[test]
     fn deadlines_are_read_as_rfc3339() {
-        assert_eq!(time_left("2000-01-01T00:00:00Z"), Some(Duration::ZERO));
-        let later = (chrono::Utc::now() + chrono::Duration::minutes(10)).to_rfc3339();
-        let left = time_left(&later).expect("parses");
+        let now = chrono::Utc::now();
+        assert_eq!(time_left("2000-01-01T00:00:00Z", now), Some(Duration::ZERO));
+        let later = (now + chrono::Duration::minutes(10)).to_rfc3339();
+        let left = time_left(&later, now).expect("parses");
         assert!(left > Duration::from_secs(500) && left <= Duration::from_secs(600));
-        assert_eq!(time_left("tomorrow"), None);
+        assert_eq!(time_left("tomorrow", now), None);
+    }
+
+    #[test]
+    fn the_time_left_counts_from_the_relays_clock() {
+        // This machine's clock is 10 minutes ahead of the relay's: a deadline 5 relay minutes
+        // away is in this machine's past, yet 5 minutes are left.
+        let relay_now = chrono::DateTime::parse_from_rfc3339("2026-11-30T08:00:00Z")
+            .unwrap()
+            .with_timezone(&chrono::Utc);
+        let deadline = "2026-11-30T08:05:00.000Z";
+        assert_eq!(
+            time_left(deadline, relay_now),
+            Some(Duration::from_secs(300))
+        );
+        assert_eq!(
+            time_left(deadline, relay_now + chrono::Duration::minutes(10)),
+            Some(Duration::ZERO),
+            "by the local clock it would be over"
+        );
     }
 }

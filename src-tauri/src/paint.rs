@@ -39,4 +39,5 @@ pub fn ui_painted(screen: String, rows: u32) {
         since_main_ms = format_args!("{since_main_ms:.1}"),
         "ui painted"
     );
+    crate::startup::painted();
 }

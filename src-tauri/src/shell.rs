@@ -58,17 +58,20 @@ impl ShellConfig {
 /// Registers plugins, state, commands and the start-up task on `builder`. Generic over the
 /// runtime so tests can pass `tauri::test::mock_builder()`.
 pub fn run_app<R: Runtime>(builder: tauri::Builder<R>, config: ShellConfig) -> tauri::Builder<R> {
+    let (opener, gate) = crate::startup::gate();
+    let mut opener = Some(opener);
     builder
         .plugin(tauri_plugin_notification::init())
         .plugin(tauri_plugin_opener::init())
         .plugin(tauri_plugin_dialog::init())
         .plugin(navigation_guard())
-        .invoke_handler(tauri::generate_handler![
+        .invoke_handler(crate::startup::gated(gate, tauri::generate_handler![
             commands::setup_state,
             commands::create_account,
             commands::list_connections,
             commands::create_connection,
             commands::inbox,
+            commands::inbox_page,
             commands::message,
             commands::mark_read,
             commands::answer,
@@ -107,49 +110,73 @@ pub fn run_app<R: Runtime>(builder: tauri::Builder<R>, config: ShellConfig) -> t
             agents::deny_connector,
             agents::revoke_connector,
             crate::paint::ui_painted,
-        ])
+        ]))
         .setup(move |app| {
             let handle = app.handle().clone();
             let data_dir = match config.data_dir.clone() {
                 Some(dir) => dir,
                 None => handle.path().app_data_dir()?,
             };
-            // Creates the data dir (mode 0700) when missing.
-            let core = Core::open(CoreConfig {
-                data_dir: data_dir.clone(),
-                device_name: device_name(),
-                platform: platform().into(),
-                use_keychain: config.use_keychain,
-            })
-            .map_err(|e| format!("cannot open the device core: {e}"))?;
-            let relay = Arc::new(EmbeddedRelay::new(data_dir.clone()));
-            let answers = AnswerGate::default();
-            let speaker = Speaker::start();
-            app.manage(speaker.clone());
-            app.manage(crate::notify::Notifier::start(
-                &handle,
-                core.clone(),
-                answers.clone(),
-                speaker,
-            ));
-            let last_sync = LastSyncState::default();
-            // Subscribe before sync starts so no event is missed.
-            events::forward(handle.clone(), core.subscribe(), last_sync.clone());
-            app.manage(AppState {
-                core: core.clone(),
-                data_dir,
-                relay: relay.clone(),
-                last_sync: last_sync.clone(),
-                demo: config.demo,
-                picks: PickedFiles::default(),
-                device_name: device_name(),
-                answers,
+            app.manage(Speaker::start());
+            crate::startup::exit_on_terminate(handle.clone());
+            // The window is already created; its page loads while the core opens
+            // (startup.rs). Commands wait for the core.
+            let opener = opener.take().ok_or("setup ran twice")?;
+            let demo = config.demo;
+            let use_keychain = config.use_keychain;
+            tauri::async_runtime::spawn(async move {
+                let dir = data_dir.clone();
+                let opened = tauri::async_runtime::spawn_blocking(move || {
+                    // Creates the data dir (mode 0700) when missing; the cache's full page
+                    // check waits for the first paint unless the last exit was unclean.
+                    Core::open_deferring_cache_check(CoreConfig {
+                        data_dir: dir,
+                        device_name: device_name(),
+                        platform: platform().into(),
+                        use_keychain,
+                    })
+                })
+                .await;
+                let core = match opened {
+                    Ok(Ok(core)) => core,
+                    Ok(Err(error)) => return open_failed(&handle, opener, error.to_string()),
+                    Err(error) => return open_failed(&handle, opener, error.to_string()),
+                };
+                let relay = Arc::new(EmbeddedRelay::new(data_dir.clone()));
+                let answers = AnswerGate::default();
+                let speaker = handle.state::<Speaker>().inner().clone();
+                handle.manage(crate::notify::Notifier::start(
+                    &handle,
+                    core.clone(),
+                    answers.clone(),
+                    speaker,
+                ));
+                let last_sync = LastSyncState::default();
+                // Subscribe before sync starts so no event is missed.
+                events::forward(handle.clone(), core.subscribe(), last_sync.clone());
+                handle.manage(AppState {
+                    core: core.clone(),
+                    data_dir,
+                    relay: relay.clone(),
+                    last_sync: last_sync.clone(),
+                    demo,
+                    picks: PickedFiles::default(),
+                    device_name: device_name(),
+                    answers,
+                });
+                opener.ready();
+                resume(handle, core, relay, last_sync).await;
             });
-            if core.setup_state().status == SetupStatus::Ready {
-                tauri::async_runtime::spawn(resume(handle, core, relay, last_sync));
-            }
             Ok(())
         })
+}
+
+/// The core did not open: said on stderr (as a failed start always was) and the app exits.
+fn open_failed<R: Runtime>(app: &tauri::AppHandle<R>, opener: crate::startup::Opener, error: String) {
+    tracing::error!(%error, "cannot open the device core");
+    eprintln!("herald-desktop: could not start: cannot open the device core: {error}");
+    opener.failed();
+    app.exit(1);
 }
 
 /// Keeps every webview on the app's own pages: a link in a message body that slips past the
@@ -175,20 +202,30 @@ fn is_app_url(url: &tauri::Url) -> bool {
     )
 }
 
-/// On start with an existing account: the embedded relay first (if this account uses it),
-/// then sync. Failures reach the UI as a sync-state event.
+/// On start: the embedded relay first (if this account uses it); after the first paint the
+/// cache's full page check (a damaged cache is rebuilt by the sync that follows); then sync,
+/// when this device has an account. Failures reach the UI as a sync-state event.
 async fn resume<R: Runtime>(
     app: tauri::AppHandle<R>,
     core: Core,
     relay: Arc<EmbeddedRelay>,
     last_sync: LastSyncState,
 ) {
-    if relay.is_configured() {
+    let ready = core.setup_state().status == SetupStatus::Ready;
+    if ready && relay.is_configured() {
         if let Err(error) = relay.start().await {
             tracing::error!(%error, "embedded relay did not start");
             let message = format!("The embedded relay did not start: {error}");
             events::sync_failed(&app, &last_sync, message);
         }
+    }
+    crate::startup::first_paint(crate::startup::PAINT_WAIT).await;
+    match core.verify_cache().await {
+        Ok(outcome) => tracing::debug!(?outcome, "cache checked"),
+        Err(error) => tracing::error!(%error, "the cache check did not run"),
+    }
+    if !ready {
+        return;
     }
     if let Err(error) = core.start_sync() {
         tracing::error!(%error, "sync did not start");
@@ -241,6 +278,32 @@ mod tests {
             headers: Default::default(),
             invoke_key: INVOKE_KEY.to_string(),
         }
+    }
+
+    /// A data dir that cannot be one (a file): the open fails after the window exists, and a
+    /// command that waited for the core is told so instead of hanging.
+    #[test]
+    fn commands_waiting_for_a_core_that_cannot_open_are_rejected() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let not_a_dir = dir.path().join("file");
+        std::fs::write(&not_a_dir, b"x").expect("file");
+        let config = ShellConfig {
+            data_dir: Some(not_a_dir),
+            use_keychain: false,
+            demo: false,
+        };
+        let mut app = run_app(mock_builder(), config)
+            .build(tauri::generate_context!("../tauri.conf.json"))
+            .expect("the app builds on the mock runtime");
+        #[allow(deprecated)]
+        app.run_iteration(|_, _| {});
+        let main = app
+            .get_webview_window("main")
+            .expect("the window exists before the core opens");
+        let error = get_ipc_response(&main, request("setup_state", json!({})))
+            .expect_err("no core, no state");
+        let error: UiError = serde_json::from_value(error).expect("a UiError");
+        assert_eq!(error.code, "storage", "{error:?}");
     }
 
     #[test]

@@ -228,12 +228,21 @@ function buttonsOf(notification) {
   return buttons;
 }
 
-/** The inbox row whose title is `title`, or false. */
+/**
+ * The inbox row whose title is `title`, or false. One script call, so a list re-rendered by a
+ * live update between two WebDriver calls cannot hand back a stale row.
+ */
 async function inboxItem(title) {
-  for (const el of await driver.findElements(byTestId("inbox-item"))) {
-    if ((await textOf(await el.findElement(byTestId("inbox-item-title")))) === title) return el;
-  }
-  return false;
+  const row = await driver.executeScript(
+    `const rows = document.querySelectorAll('[data-testid="inbox-item"]');
+     for (const row of rows) {
+       const t = row.querySelector('[data-testid="inbox-item-title"]');
+       if (t && t.textContent.trim() === arguments[0]) return row;
+     }
+     return null;`,
+    title,
+  );
+  return row ?? false;
 }
 
 /**
@@ -705,8 +714,11 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       assert.equal(cancelled.code, 0, `the request is cancelled (stderr: ${cancelled.stderr})`);
       await withdrawn(cancelShown, "cancelled by its sender");
 
+      // The deadline must outlast the delivery: a request the relay has already expired when
+      // the app fetches it gets no banner at all (10 s: delivery takes well under a second,
+      // but not always under a loaded machine's 3 s).
       const expiring = await withDeadline(
-        runHerald(["ask", "--title", EXPIRE_TITLE, "--action", "ok:Approve", "--deadline", "3s", "--timeout", "1s"], env).done,
+        runHerald(["ask", "--title", EXPIRE_TITLE, "--action", "ok:Approve", "--deadline", "10s", "--timeout", "1s"], env).done,
         ANSWER_TIMEOUT,
         "herald ask (to expire)",
       );

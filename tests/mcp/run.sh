@@ -14,40 +14,15 @@ target=${CARGO_TARGET_DIR:-$root/target}
 venv=$target/mcp-sdk-venv
 req=tests/mcp/requirements.txt
 
-want=$(sha256sum "$req" | cut -d' ' -f1)
-if [ ! -x "$venv/bin/python" ] || [ "$(cat "$venv/.requirements.sha256" 2>/dev/null)" != "$want" ]; then
-  rm -rf "$venv"
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$req"
-  echo "$want" >"$venv/.requirements.sha256"
-fi
+bash scripts/python-venv.sh "$venv" "$req" >/dev/null
 
 # The same build command as tests/e2e/run.sh, so the two share one set of artifacts.
 cargo build --quiet --workspace --bins
 
-work=$(mktemp -d)
-relay_pid=
-cleanup() {
-  if [ -n "$relay_pid" ]; then
-    kill "$relay_pid" 2>/dev/null || true
-    wait "$relay_pid" 2>/dev/null || true
-  fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
+# shellcheck source=scripts/relay-session.sh
+. scripts/relay-session.sh
 # --allow-loopback-webhooks: the script's webhook receiver for the reply event is on 127.0.0.1.
-"$target/debug/herald-relay" --listen 127.0.0.1:0 --data-dir "$work/relay" --allow-loopback-webhooks \
-  >"$work/relay.log" 2>&1 &
-relay_pid=$!
-url=
-for _ in $(seq 1 100); do
-  url=$(grep -o 'ready url=http://127\.0\.0\.1:[0-9]*' "$work/relay.log" | head -n1 | cut -d= -f2 || true)
-  [ -n "$url" ] && break
-  kill -0 "$relay_pid" 2>/dev/null || { cat "$work/relay.log" >&2; echo "the relay exited" >&2; exit 1; }
-  sleep 0.1
-done
-[ -n "$url" ] || { cat "$work/relay.log" >&2; echo "the relay did not start" >&2; exit 1; }
+start_relay_session --allow-loopback-webhooks
 
 export HERALD_HOME="$work/device"
 "$target/debug/herald" device init --relay "$url" --name mcp-sdk-test >"$work/init.out"

@@ -15,38 +15,14 @@ target=${CARGO_TARGET_DIR:-$root/target}
 venv=$target/openapi-venv
 req=tests/openapi/requirements.txt
 
-want=$(sha256sum "$req" | cut -d' ' -f1)
-if [ ! -x "$venv/bin/schemathesis" ] || [ "$(cat "$venv/.requirements.sha256" 2>/dev/null)" != "$want" ]; then
-  rm -rf "$venv"
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$req"
-  echo "$want" >"$venv/.requirements.sha256"
-fi
+bash scripts/python-venv.sh "$venv" "$req" >/dev/null
 
 # The same build command as tests/mcp/run.sh and tests/e2e/run.sh: one set of artifacts.
 cargo build --quiet --workspace --bins
 
-work=$(mktemp -d)
-relay_pid=
-cleanup() {
-  if [ -n "$relay_pid" ]; then
-    kill "$relay_pid" 2>/dev/null || true
-    wait "$relay_pid" 2>/dev/null || true
-  fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-"$target/debug/herald-relay" --listen 127.0.0.1:0 --data-dir "$work/relay" >"$work/relay.log" 2>&1 &
-relay_pid=$!
-url=
-for _ in $(seq 1 100); do
-  url=$(grep -o 'ready url=http://127\.0\.0\.1:[0-9]*' "$work/relay.log" | head -n1 | cut -d= -f2 || true)
-  [ -n "$url" ] && break
-  kill -0 "$relay_pid" 2>/dev/null || { cat "$work/relay.log" >&2; echo "the relay exited" >&2; exit 1; }
-  sleep 0.1
-done
-[ -n "$url" ] || { cat "$work/relay.log" >&2; echo "the relay did not start" >&2; exit 1; }
+# shellcheck source=scripts/relay-session.sh
+. scripts/relay-session.sh
+start_relay_session
 
 (umask 077 && mkdir "$work/credentials")
 HERALD_RELAY_URL="$url" HERALD_CREDENTIALS_DIR="$work/credentials" \
@@ -57,6 +33,15 @@ HERALD_PAIRING_POLL=$(cat "$work/credentials/pairing-poll")
 HERALD_AGENT_KEY=$(cat "$work/credentials/agent-key")
 HERALD_CONNECTOR=$(cat "$work/credentials/connector")
 export HERALD_DEVICE_SESSION HERALD_CONNECTION HERALD_PAIRING_POLL HERALD_AGENT_KEY HERALD_CONNECTOR
+# Ids of resources it made (not secrets), for the operations schemathesis.toml pins to them.
+HERALD_SECRET_ANSWER_ID=$(cat "$work/credentials/secret-answer-id")
+HERALD_OFFER_ID=$(cat "$work/credentials/offer-id")
+HERALD_FILE_ID=$(cat "$work/credentials/file-id")
+HERALD_RESERVATION_ID=$(cat "$work/credentials/reservation-id")
+HERALD_NOTIFICATION_ID=$(cat "$work/credentials/notification-id")
+HERALD_PAIRING_ID=$(cat "$work/credentials/pairing-id")
+export HERALD_SECRET_ANSWER_ID HERALD_OFFER_ID HERALD_FILE_ID \
+  HERALD_RESERVATION_ID HERALD_NOTIFICATION_ID HERALD_PAIRING_ID
 
 # Two passes: every operation but DELETE, then the DELETEs. schemathesis reuses ids it reads
 # from responses (GET /connections, …), so a DELETE run early would revoke the credentials

@@ -71,6 +71,6 @@ pss = {r["case"].split()[0]: r["summary"]["p50"] for r in rows if r["case"].ends
 paint = {r["case"].split()[0]: r["summary"]["p50"] for r in rows if r["case"].endswith("first paint")}
 h, m = pss.get("herald-desktop"), pss.get("minimal-tauri")
 if h and m:
-    print(f"# idle PSS p50: herald-desktop {h:.1f} MiB, minimal-tauri {m:.1f} MiB, ratio {h / m:.2} (target <= 1.3)")
+    print(f"# idle PSS p50: herald-desktop {h:.1f} MiB, minimal-tauri {m:.1f} MiB, ratio {h / m:.3f} (target <= 1.3)")
 print(f"# first paint p50: herald-desktop {paint.get('herald-desktop')} ms (target <= 800), minimal-tauri {paint.get('minimal-tauri')} ms")
 PY

@@ -1,20 +1,25 @@
-//! Set-up shared by the device-core benches (`latency`, `cold_sync`, `files`): a real relay
-//! on 127.0.0.1:0 (in this process on its own runtime, or the `herald-relay` binary as a
-//! child), accounts created the way the desktop creates them ([`Core::create_account`]), a
-//! second device unlocked with the recovery key, and an agent connection ([`AgentClient`]).
+//! Set-up shared by the device-core benches (`latency`, `cold_sync`, `files`, and
+//! `desktop_start`'s profile): a real relay on 127.0.0.1:0 (in this process on its own
+//! runtime, or the `herald-relay` binary as a child, [`RelayProcess`]), accounts created the
+//! way the desktop creates them ([`Core::create_account`]), a second device unlocked with the
+//! recovery key, an agent connection ([`AgentClient`]) and relays filled with messages.
 //!
 //! The relay never shares the client's runtime: in-process it runs on a dedicated
 //! multi-thread runtime, so the numbers are not a single scheduler's artefact.
 
-use std::io::{BufRead, BufReader, Write};
+use std::future::Future;
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
-use anyhow::{anyhow, bail, Context};
-use herald_client::agent::AgentClient;
+use anyhow::anyhow;
+use herald_client::agent::{AgentClient, SendOptions};
 use herald_client::{Core, CoreConfig};
 use herald_crypto::ConnectionToken;
+use herald_protocol::content::MessageContent;
+
+use crate::relay_process::RelayProcess;
 
 /// A relay serving on 127.0.0.1 for the duration of a bench.
 pub enum BenchRelay {
@@ -25,125 +30,183 @@ pub enum BenchRelay {
         url: String,
     },
     /// The `herald-relay` binary as a child process (its memory is not this process's).
-    Child { child: Child, url: String },
+    Child(RelayProcess),
 }
 
 impl BenchRelay {
-    /// Starts a relay with its database in `data_dir`: the binary at `relay_bin` when given,
-    /// otherwise in this process on a runtime of `threads` workers. Must be called outside
-    /// any tokio runtime (it owns one).
+    /// Starts a relay with its database in `data_dir`: the binary at `relay_bin` when given
+    /// ([`RelayProcess::start`]), otherwise in this process on a runtime of `threads` workers.
+    /// Must be called outside any tokio runtime (it owns one).
     pub fn start(
         data_dir: &Path,
         relay_bin: Option<&Path>,
         threads: usize,
     ) -> anyhow::Result<BenchRelay> {
         std::fs::create_dir_all(data_dir)?;
-        match relay_bin {
-            Some(bin) => start_child(bin, data_dir),
-            None => {
-                let runtime = tokio::runtime::Builder::new_multi_thread()
-                    .worker_threads(threads.max(1))
-                    .thread_name("relay")
-                    .enable_all()
-                    .build()?;
-                let relay = runtime.block_on(async {
-                    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-                    herald_relay::spawn(
-                        herald_relay::RelayConfig {
-                            data_dir: data_dir.to_path_buf(),
-                            public_url: None,
-                            ..Default::default()
-                        },
-                        listener,
-                    )
-                    .await
-                    .map_err(|e| anyhow!("relay start: {e}"))
-                })?;
-                let url = relay.url();
-                Ok(BenchRelay::InProcess {
-                    runtime,
-                    relay: Some(relay),
-                    url,
-                })
-            }
+        if let Some(bin) = relay_bin {
+            return Ok(BenchRelay::Child(RelayProcess::start(bin, data_dir)?));
         }
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(threads.max(1))
+            .thread_name("relay")
+            .enable_all()
+            .build()?;
+        let relay = runtime.block_on(async {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+            herald_relay::spawn(
+                herald_relay::RelayConfig {
+                    data_dir: data_dir.to_path_buf(),
+                    public_url: None,
+                    ..Default::default()
+                },
+                listener,
+            )
+            .await
+            .map_err(|e| anyhow!("relay start: {e}"))
+        })?;
+        let url = relay.url();
+        Ok(BenchRelay::InProcess {
+            runtime,
+            relay: Some(relay),
+            url,
+        })
     }
 
     /// `http://127.0.0.1:<port>`.
     pub fn url(&self) -> &str {
         match self {
-            BenchRelay::InProcess { url, .. } | BenchRelay::Child { url, .. } => url,
+            BenchRelay::InProcess { url, .. } => url,
+            BenchRelay::Child(process) => &process.url,
         }
     }
 
-    /// The relay's process id: the child's, or this process's when in-process.
-    pub fn pid(&self) -> u32 {
+    /// The relay child's process id; `None` when the relay runs in this process.
+    pub fn child_pid(&self) -> Option<u32> {
         match self {
-            BenchRelay::InProcess { .. } => std::process::id(),
-            BenchRelay::Child { child, .. } => child.id(),
+            BenchRelay::InProcess { .. } => None,
+            BenchRelay::Child(process) => process.pid(),
         }
     }
 
-    /// Stops the relay (graceful in-process; a kill of the child, which it owns).
-    pub fn stop(mut self) {
-        match &mut self {
-            BenchRelay::InProcess { runtime, relay, .. } => {
+    /// Stops the relay: graceful in-process, SIGTERM then SIGKILL for the child
+    /// ([`RelayProcess::stop`]).
+    pub fn stop(self) {
+        match self {
+            BenchRelay::InProcess {
+                runtime, mut relay, ..
+            } => {
                 if let Some(relay) = relay.take() {
                     runtime.block_on(relay.shutdown());
                 }
             }
-            BenchRelay::Child { child, .. } => {
-                let _ = child.kill();
-                let _ = child.wait();
-            }
-        }
-    }
-}
-
-impl Drop for BenchRelay {
-    fn drop(&mut self) {
-        if let BenchRelay::Child { child, .. } = self {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
-/// Runs the binary on 127.0.0.1:0 and reads its URL from the "herald-relay ready" log line.
-fn start_child(bin: &Path, data_dir: &Path) -> anyhow::Result<BenchRelay> {
-    let mut child = Command::new(bin)
-        .arg("--listen")
-        .arg("127.0.0.1:0")
-        .arg("--data-dir")
-        .arg(data_dir)
-        .env("RUST_LOG", "info")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .with_context(|| format!("starting {}", bin.display()))?;
-    let stderr = child.stderr.take().context("relay stderr")?;
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut sent = false;
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if !sent {
-                if let Some(url) = line.split_whitespace().find_map(|w| w.strip_prefix("url=")) {
-                    let _ = tx.send(url.trim_matches('"').to_owned());
-                    sent = true;
+            BenchRelay::Child(process) => {
+                if let Err(e) = process.stop() {
+                    eprintln!("# stopping the relay: {e}");
                 }
             }
-            // Keep draining so the child never blocks on a full pipe.
-        }
-    });
-    match rx.recv_timeout(Duration::from_secs(30)) {
-        Ok(url) => Ok(BenchRelay::Child { child, url }),
-        Err(_) => {
-            let _ = child.kill();
-            let _ = child.wait();
-            bail!("{} did not report its URL within 30 s", bin.display())
         }
     }
+}
+
+/// The options every device-core bench takes for its relay and scratch space (flattened into
+/// its clap `Args`).
+#[derive(Debug, clap::Args)]
+pub struct RelayArgs {
+    /// Run this herald-relay binary as a child instead of the relay in this process.
+    #[arg(long)]
+    pub relay_bin: Option<PathBuf>,
+    /// Directory for the relay database and the device data (default: the temp dir).
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
+}
+
+impl RelayArgs {
+    /// How the relay runs, for reports: `"child process"` or `"in-process, own runtime"`.
+    pub fn relay_kind(&self) -> &'static str {
+        if self.relay_bin.is_some() {
+            "child process"
+        } else {
+            "in-process, own runtime"
+        }
+    }
+
+    /// Makes a scratch directory `<prefix>…` (under `--dir`, removed afterwards) and runs
+    /// `work(url, relay_child_pid, scratch_dir)` against a fresh relay whose database is in
+    /// its `relay/` ([`with_relay`]).
+    pub fn run<T, F, Fut>(&self, prefix: &str, work: F) -> anyhow::Result<T>
+    where
+        F: FnOnce(String, Option<u32>, PathBuf) -> Fut,
+        Fut: Future<Output = anyhow::Result<T>>,
+    {
+        let dir = scratch(self.dir.as_ref(), prefix)?;
+        let path = dir.path().to_path_buf();
+        with_relay(
+            &path.join("relay"),
+            self.relay_bin.as_deref(),
+            |url, pid| work(url, pid, path.clone()),
+        )
+    }
+}
+
+/// Runs `work` on a 2-worker client runtime against a fresh relay whose database is in
+/// `relay_dir` (see [`BenchRelay::start`]: the `relay_bin` child, or in this process on its
+/// own 2-worker runtime), then stops the relay. `work` gets the relay's URL and, for a child,
+/// its process id (for CPU accounting). The set-up every device-core bench shares.
+pub fn with_relay<T, F, Fut>(
+    relay_dir: &Path,
+    relay_bin: Option<&Path>,
+    work: F,
+) -> anyhow::Result<T>
+where
+    F: FnOnce(String, Option<u32>) -> Fut,
+    Fut: Future<Output = anyhow::Result<T>>,
+{
+    let relay = BenchRelay::start(relay_dir, relay_bin, 2)?;
+    let client = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let result = client.block_on(work(relay.url().to_owned(), relay.child_pid()));
+    drop(client);
+    relay.stop();
+    result
+}
+
+/// Sends `n` messages (title `Nightly build <i>`, a [`markdown_body`] of `body_bytes`) through
+/// one agent connection with `concurrency` sends in flight: how the benches fill a relay.
+pub async fn fill(
+    agent: &Arc<AgentClient>,
+    n: usize,
+    body_bytes: usize,
+    concurrency: usize,
+) -> anyhow::Result<()> {
+    let next = Arc::new(AtomicUsize::new(0));
+    let mut tasks = tokio::task::JoinSet::new();
+    for _ in 0..concurrency.max(1) {
+        let agent = agent.clone();
+        let next = next.clone();
+        tasks.spawn(async move {
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= n {
+                    return Ok::<(), anyhow::Error>(());
+                }
+                let content = MessageContent {
+                    title: format!("Nightly build {i}"),
+                    body: markdown_body(body_bytes, i as u64),
+                    ..Default::default()
+                };
+                agent
+                    .send(&content, SendOptions::default())
+                    .await
+                    .map_err(|e| anyhow!("send {i}: {e}"))?;
+            }
+        });
+    }
+    while let Some(done) = tasks.join_next().await {
+        done??;
+    }
+    Ok(())
 }
 
 /// Opens a device core in `dir` with the 0600 key file (no keychain), as the CLI does.

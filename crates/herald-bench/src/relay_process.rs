@@ -46,6 +46,13 @@ impl RelayProcess {
     /// Its log (stderr, `RUST_LOG=info`) is drained by a thread; warnings and errors are
     /// echoed to the bench's stderr.
     pub fn start(bin: &Path, data_dir: &Path) -> anyhow::Result<RelayProcess> {
+        Self::start_on(bin, data_dir, "127.0.0.1:0")
+    }
+
+    /// As [`RelayProcess::start`], listening on `listen` (`IP:PORT`; a fixed port when a
+    /// profile recorded the relay's URL). Fails when the ready line does not come within 30 s
+    /// or the relay exits first.
+    pub fn start_on(bin: &Path, data_dir: &Path, listen: &str) -> anyhow::Result<RelayProcess> {
         if !bin.exists() {
             bail!(
                 "{} not found: run `cargo build --release -p herald-relay` first or pass --relay-bin",
@@ -54,7 +61,7 @@ impl RelayProcess {
         }
         let mut child = Command::new(bin)
             .arg("--listen")
-            .arg("127.0.0.1:0")
+            .arg(listen)
             .arg("--data-dir")
             .arg(data_dir)
             .env("RUST_LOG", "info")
@@ -83,6 +90,7 @@ impl RelayProcess {
                 Ok(url) => break url,
                 Err(_) if Instant::now() > deadline => {
                     let _ = child.kill();
+                    let _ = child.wait();
                     bail!("the relay did not print its ready line within {READY_TIMEOUT:?}");
                 }
                 Err(_) => {
@@ -96,6 +104,11 @@ impl RelayProcess {
             child: Some(child),
             url,
         })
+    }
+
+    /// The relay's process id (`None` once stopped).
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
     }
 
     /// `ws://127.0.0.1:PORT/ws`.

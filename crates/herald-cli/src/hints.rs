@@ -21,15 +21,20 @@ pub fn is(e: &anyhow::Error, code: ErrorCode) -> bool {
 /// The hint for a device the relay no longer accepts.
 pub const SIGNED_OUT: &str = "this device is signed out (401 unauthorized): it was revoked, or its account was reset. Sign this machine in again with `herald device unlock --relay URL` (recovery key) or `herald device pair --relay URL` (approved from another device)";
 
+/// The hint for an account that holds the most devices it may (`device_limit_reached`).
+pub const DEVICE_LIMIT: &str = "this account already has 100 devices, the most it may hold (409 device_limit_reached). Revoke one you no longer use first: on an unlocked device run `herald device list`, then `herald device revoke ID` (or use Settings → Devices in the desktop app), then try again";
+
 /// For device commands (`device`, `whoami`, `connection`, `inbox`, `agent-key`,
 /// `connector`, `notifications`): a 401 from the relay says the device is signed out and how
-/// to sign in again.
+/// to sign in again; a full account (`unlock`, `pair`, `approve`) says to revoke a device.
 pub fn device(
     result: anyhow::Result<std::process::ExitCode>,
 ) -> anyhow::Result<std::process::ExitCode> {
     result.map_err(|e| {
         if is(&e, ErrorCode::Unauthorized) {
             anyhow::anyhow!(SIGNED_OUT)
+        } else if is(&e, ErrorCode::DeviceLimitReached) {
+            anyhow::anyhow!(DEVICE_LIMIT)
         } else {
             e
         }
@@ -77,5 +82,7 @@ mod tests {
         assert!(e.to_string().contains("revoked or is unknown (401)"), "{e}");
         let e = device(Err(relay(ErrorCode::Unauthorized))).unwrap_err();
         assert!(e.to_string().contains("herald device unlock"), "{e}");
+        let e = device(Err(relay(ErrorCode::DeviceLimitReached))).unwrap_err();
+        assert!(e.to_string().contains("herald device revoke ID"), "{e}");
     }
 }

@@ -23,6 +23,8 @@ use crate::{outbox, present, sync, Error, Result};
 mod agents;
 mod answer_files;
 mod attachments;
+mod cache_check;
+mod inbox_page;
 mod pairings;
 mod rendered;
 
@@ -56,6 +58,8 @@ pub(crate) struct Inner {
     pub(crate) pairings: crate::devices::PendingPairings,
     /// Rendered message bodies by id, and which full renders are running (core/rendered.rs).
     pub(crate) rendered: Mutex<crate::render_cache::RenderCache>,
+    /// How the sync task waits between reconnects ([`Core::set_reconnect_backoff`]).
+    pub(crate) reconnect: Mutex<crate::backoff::ReconnectBackoff>,
 }
 
 impl Inner {
@@ -68,6 +72,11 @@ impl Inner {
         tokio::task::spawn_blocking(move || f(&cache))
             .await
             .map_err(|e| Error::Storage(format!("cache task failed: {e}")))?
+    }
+
+    /// The reconnect policy the sync task follows now.
+    pub(crate) fn reconnect_backoff(&self) -> crate::ReconnectBackoff {
+        *self.reconnect.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     pub(crate) fn session(&self) -> Result<Arc<Session>> {
@@ -89,9 +98,17 @@ impl Core {
     /// Opens (creating if needed) the data dir, the local key and the cache, and loads the
     /// device state if this device has an account. Does not touch the network.
     pub fn open(config: CoreConfig) -> Result<Core> {
+        Self::open_with(config, Cache::open)
+    }
+
+    /// [`Core::open`] with the cache opened by `open_cache` (core/cache_check.rs).
+    fn open_with(
+        config: CoreConfig,
+        open_cache: fn(&std::path::Path) -> Result<Cache>,
+    ) -> Result<Core> {
         create_private_dir(&config.data_dir)?;
         let local = local_key::load_or_create(&config.data_dir, config.use_keychain)?;
-        let cache = Arc::new(Cache::open(&config.data_dir)?);
+        let cache = Arc::new(open_cache(&config.data_dir)?);
         let session = match device_state::load(&config.data_dir, &local.key)? {
             Some(state) => Some(Arc::new(Session::new(state)?)),
             None => None,
@@ -107,8 +124,19 @@ impl Core {
                 sync_task: Mutex::new(None),
                 pairings: Default::default(),
                 rendered: Default::default(),
+                reconnect: Default::default(),
             }),
         })
+    }
+
+    /// The relay's current time, as learned from the `Date` headers of its responses (the
+    /// local clock before any, or without an account). Deadlines shown or watched on this
+    /// device count down by it, not by the local clock (docs/faults.md, "Relay time only").
+    pub fn relay_now(&self) -> chrono::DateTime<chrono::Utc> {
+        match self.inner.session() {
+            Ok(session) => session.http.relay_now(),
+            Err(_) => chrono::Utc::now(),
+        }
     }
 
     /// What the first screen should be.
@@ -227,6 +255,20 @@ impl Core {
         Ok(())
     }
 
+    /// Sets how the sync task waits between reconnect attempts; a running task follows it from
+    /// its next wait. The default ([`crate::ReconnectBackoff::default`]: 250 ms doubling to
+    /// 30 s, full jitter) is right for real use. Errors: `InvalidInput` for a zero base or a
+    /// cap below the base.
+    pub fn set_reconnect_backoff(&self, policy: crate::ReconnectBackoff) -> Result<()> {
+        policy.validate()?;
+        *self
+            .inner
+            .reconnect
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = policy;
+        Ok(())
+    }
+
     /// Stops the background sync task, if running.
     pub fn stop_sync(&self) {
         if let Some(t) = self
@@ -315,9 +357,13 @@ impl Core {
             .collect())
     }
 
-    /// The inbox, newest first, from the local cache.
+    /// The inbox, newest first, from the local cache (every message; the desktop reads it a
+    /// page at a time with [`Core::inbox_page`]). Content blobs are not read.
     pub async fn inbox(&self) -> Result<Vec<MessageSummary>> {
-        let rows = self.inner.cache_call(|c| c.list()).await?;
+        let rows = self
+            .inner
+            .cache_call(|c| c.summaries(None, usize::MAX).map(|p| p.rows))
+            .await?;
         Ok(rows
             .iter()
             .map(|r| present::summary(&self.inner.local.key, r))

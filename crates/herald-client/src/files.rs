@@ -131,7 +131,7 @@ pub async fn upload_file_as(
     ));
     let _: FileReservation = http
         .send(
-            http.request(Method::PUT, &format!("/files/{}", reservation.id))
+            http.transfer_request(Method::PUT, &format!("/files/{}", reservation.id))
                 .timeout(TRANSFER_TIMEOUT)
                 .header(reqwest::header::CONTENT_LENGTH, info.encrypted_size)
                 .header(reqwest::header::CONTENT_TYPE, "application/octet-stream")

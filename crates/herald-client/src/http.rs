@@ -16,12 +16,41 @@ use zeroize::Zeroizing;
 
 use crate::{Error, Result};
 
+/// Longest wait for a TCP connection to the relay.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Longest silence while waiting for (or reading) a response: past it the connection is taken
+/// for dead (a pooled connection whose peer vanished without FIN or RST, after a network
+/// change) and the request fails, or is retried once on a fresh connection where that is
+/// safe (see [`RelayHttp`]). No relay route keeps a request silent this long; uploads use a
+/// client without it.
+pub const READ_TIMEOUT: Duration = Duration::from_secs(20);
+/// Longest any request may take (uploads set their own).
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
+/// Pooled connections idle longer than this are closed rather than reused. Kept below the
+/// relay's 10 s idle close (docs/protocol.md, "Connection limits") so a request is never sent
+/// on a connection the relay is closing at that moment.
+pub const POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(8);
+/// TCP keepalive: first probe after this much idle time, then every 5 s, 3 probes; and
+/// unacknowledged data for 20 s (`TCP_USER_TIMEOUT`, Linux) ends the connection.
+const TCP_KEEPALIVE: Duration = Duration::from_secs(15);
+
 /// A relay base URL plus, optionally, a bearer credential.
+///
+/// Transport: connections are pooled (idle ≤ [`POOL_IDLE_TIMEOUT`], TCP keepalive), a
+/// response silent for [`READ_TIMEOUT`] fails the request, and a request that failed on the
+/// transport (timeout, reset) is sent once more on a fresh connection when it is safe to repeat:
+/// `GET` and `PUT`, and any request carrying an `Idempotency-Key` (not `DELETE`: a repeated
+/// revocation would report `not_found` for one that happened). Refused
+/// connections are not retried here (the relay is down: callers back off).
 #[derive(Clone)]
 pub struct RelayHttp {
     base: String,
     bearer: Option<Zeroizing<String>>,
     http: reqwest::Client,
+    /// The same settings without [`READ_TIMEOUT`], for uploads (the relay answers once the
+    /// whole body arrived, which may take long on a slow link).
+    transfer: reqwest::Client,
+    clock: crate::relay_clock::RelayClock,
 }
 
 impl std::fmt::Debug for RelayHttp {
@@ -42,17 +71,75 @@ impl RelayHttp {
                 "relay URL {base_url:?} must start with http:// or https://"
             )));
         }
-        let http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(10))
-            .timeout(Duration::from_secs(120))
-            .user_agent(concat!("herald/", env!("CARGO_PKG_VERSION")))
+        let builder = || {
+            let b = reqwest::Client::builder()
+                .connect_timeout(CONNECT_TIMEOUT)
+                .pool_idle_timeout(POOL_IDLE_TIMEOUT)
+                .tcp_keepalive(TCP_KEEPALIVE)
+                .tcp_keepalive_interval(Duration::from_secs(5))
+                .tcp_keepalive_retries(3)
+                .user_agent(concat!("herald/", env!("CARGO_PKG_VERSION")));
+            #[cfg(target_os = "linux")]
+            let b = b.tcp_user_timeout(Duration::from_secs(20));
+            b
+        };
+        let http = builder()
+            .timeout(REQUEST_TIMEOUT)
+            .read_timeout(READ_TIMEOUT)
+            .build()
+            .map_err(|e| Error::Network(e.to_string()))?;
+        let transfer = builder()
             .build()
             .map_err(|e| Error::Network(e.to_string()))?;
         Ok(RelayHttp {
             base: base_url.trim_end_matches('/').to_owned(),
             bearer: None,
             http,
+            transfer,
+            clock: Default::default(),
         })
+    }
+
+    /// The relay's current time, from the `Date` headers of its responses (the local clock
+    /// until one was seen). Deadlines and expiry are judged by it (docs/faults.md).
+    pub fn relay_now(&self) -> chrono::DateTime<chrono::Utc> {
+        self.clock.now()
+    }
+
+    /// A request on the client without [`READ_TIMEOUT`] (uploads; set a total timeout).
+    pub(crate) fn transfer_request(&self, method: Method, path: &str) -> RequestBuilder {
+        let req = self
+            .transfer
+            .request(method, format!("{}{}", self.base, path));
+        match &self.bearer {
+            Some(b) => req.bearer_auth(b.as_str()),
+            None => req,
+        }
+    }
+
+    /// Sends `req`; once more on a fresh connection when the transport failed and the request
+    /// is safe to repeat (see [`RelayHttp`]). Records the relay's clock from the response.
+    async fn execute(&self, req: RequestBuilder) -> Result<reqwest::Response> {
+        let (client, request) = req.build_split();
+        let request = request.map_err(network)?;
+        let again = if repeatable(&request) {
+            request.try_clone()
+        } else {
+            None
+        };
+        let resp = match (client.execute(request).await, again) {
+            (Ok(resp), _) => resp,
+            (Err(e), Some(again)) if (e.is_timeout() || e.is_request()) && !e.is_connect() => {
+                tracing::debug!(
+                    error = %network(e),
+                    "relay request failed on its connection; retrying once on a fresh one"
+                );
+                client.execute(again).await.map_err(network)?
+            }
+            (Err(e), _) => return Err(network(e)),
+        };
+        self.clock.observe(resp.headers(), chrono::Utc::now());
+        Ok(resp)
     }
 
     /// The same relay with a bearer credential.
@@ -82,7 +169,7 @@ impl RelayHttp {
     }
 
     pub(crate) async fn send<T: DeserializeOwned>(&self, req: RequestBuilder) -> Result<T> {
-        let resp = req.send().await.map_err(network)?;
+        let resp = self.execute(req).await?;
         let status = resp.status();
         let bytes = resp
             .bytes()
@@ -103,7 +190,7 @@ impl RelayHttp {
 
     /// Sends a request whose success has no body (204).
     pub(crate) async fn send_empty(&self, req: RequestBuilder) -> Result<()> {
-        let resp = req.send().await.map_err(network)?;
+        let resp = self.execute(req).await?;
         if resp.status().is_success() {
             return Ok(());
         }
@@ -231,6 +318,13 @@ pub(crate) fn network(e: reqwest::Error) -> Error {
         source = cause.source();
     }
     Error::Network(text)
+}
+
+/// Whether repeating `request` cannot do anything twice: an idempotent method, or a request
+/// carrying an `Idempotency-Key` (the relay answers a repeat with the original record).
+fn repeatable(request: &reqwest::Request) -> bool {
+    matches!(*request.method(), Method::GET | Method::HEAD | Method::PUT)
+        || request.headers().contains_key("idempotency-key")
 }
 
 /// Whether a relay error is the given catalog code.

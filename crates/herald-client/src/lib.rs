@@ -24,12 +24,14 @@ mod local_key;
 mod notifications;
 mod outbox;
 mod present;
+mod relay_clock;
 mod render_cache;
 mod secrets;
 mod session;
 mod sync;
 mod sync_page;
 
+pub use crate::backoff::ReconnectBackoff;
 pub use crate::core::{Core, CoreConfig};
 pub use crate::error::{Error, Result};
 pub use crate::local_key::KEY_FILE;

@@ -323,6 +323,23 @@ impl Core {
     /// Errors: `not_found`; `invalid_input` when the message is not a secret offer, or was
     /// opened on another device, revealed already or expired; `network`.
     pub async fn open_secret_offer(&self, id: &str) -> Result<()> {
+        self.open_secret_offer_skewed(id, chrono::TimeDelta::zero())
+            .await
+    }
+
+    /// [`Core::open_secret_offer`] as a device whose clock is `skew` off (tests of clock
+    /// skew, docs/faults.md): the key certificate's times are the local clock + `skew`.
+    #[cfg(feature = "test-support")]
+    #[doc(hidden)]
+    pub async fn open_secret_offer_with_clock_skew(
+        &self,
+        id: &str,
+        skew: chrono::TimeDelta,
+    ) -> Result<()> {
+        self.open_secret_offer_skewed(id, skew).await
+    }
+
+    async fn open_secret_offer_skewed(&self, id: &str, skew: chrono::TimeDelta) -> Result<()> {
         let session = self.inner.session()?;
         let message_id = MessageId::parse(id).ok_or_else(|| Error::NotFound(id.to_owned()))?;
         let record = session.http.message(&message_id).await?;
@@ -340,7 +357,7 @@ impl Core {
             Some(key) => key,
             None => store_offer_key(self, &message_id, OneTimeKey::generate())?,
         };
-        let now = chrono::Utc::now();
+        let now = chrono::Utc::now() + skew;
         let fmt = |t: chrono::DateTime<chrono::Utc>| {
             t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
         };

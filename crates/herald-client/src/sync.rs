@@ -123,7 +123,7 @@ const FIRST_FRAME_WAIT: std::time::Duration = std::time::Duration::from_secs(10)
 /// nudges (skipping those a finished catch-up already covered), reconnect with backoff. The
 /// backoff starts over only after a catch-up succeeded.
 pub(crate) async fn run(inner: Arc<Inner>, session: Arc<Session>) {
-    let mut backoff = Backoff::default();
+    let mut backoff = Backoff::new(inner.reconnect_backoff());
     loop {
         match SyncSocket::connect(&session.http).await {
             Ok(mut socket) => {
@@ -193,6 +193,7 @@ pub(crate) async fn run(inner: Arc<Inner>, session: Arc<Session>) {
                 });
             }
         }
+        backoff.set_policy(inner.reconnect_backoff());
         tokio::time::sleep(backoff.next_delay()).await;
     }
 }

@@ -139,6 +139,20 @@ pub struct MessageSummary {
     pub kind: MessageKind,
 }
 
+/// One page of the inbox (`Core::inbox_page`): the newest messages first, then, given the id
+/// of the last one shown, the next older ones.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct InboxPage {
+    /// Newest first (`createdAt`, then `id`, descending); at most the limit asked for.
+    pub messages: Vec<MessageSummary>,
+    /// Whether messages older than the last one here exist (ask again with its id).
+    pub more: bool,
+    /// How many of those older messages are unread (0 when `more` is false).
+    pub unread_older: u32,
+}
+
 /// One option of a choice field.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]

@@ -247,7 +247,7 @@ async fn a_catch_up_fetch_cut_after_a_nudge_is_retried() {
     let warm = rig.send("warm", None).await;
     rig.wait("the first message arrives live", |r| r.arrived(&warm))
         .await;
-    let handshakes_before = rig.proxy.ws_handshakes();
+    let fetches_before = rig.proxy.fetches();
 
     // The nudge for this message reaches the core; the fetch it makes is cut on the wire.
     rig.proxy.fail_next_fetches(1);
@@ -257,8 +257,10 @@ async fn a_catch_up_fetch_cut_after_a_nudge_is_retried() {
     })
     .await;
     assert_eq!(rig.proxy.failed_fetches(), 1, "exactly one fetch was cut");
+    // The HTTP client repeats the cut GET once on a fresh connection (src/http.rs); without
+    // that, the sync loop reconnects the socket and catches up again. Either way: refetched.
     assert!(
-        rig.proxy.ws_handshakes() > handshakes_before,
+        rig.proxy.fetches() >= fetches_before + 2,
         "the failed catch-up was retried through a fresh connection"
     );
     rig.assert_each_once(&[warm, id]).await;

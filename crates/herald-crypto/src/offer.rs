@@ -108,8 +108,10 @@ pub struct VerifiedOfferKey {
     pub recipient: Recipient,
     /// The certified device that holds it.
     pub device_id: DeviceId,
-    /// RFC 3339, as certified; the caller compares it with its own clock (this crate reads
-    /// no clock).
+    /// RFC 3339, as certified (the device's clock); this crate reads no clock. Herald's
+    /// sender checks only `expires_at - created_at` and leaves expiry to the relay's clock.
+    pub created_at: String,
+    /// RFC 3339, as certified (the device's clock).
     pub expires_at: String,
 }
 
@@ -130,6 +132,7 @@ pub fn verify_offer_key(
         device_id,
         key_id,
         public_key,
+        created_at,
         expires_at,
         ..
     } = verify_certificate(cert, &directory.identity_public())?
@@ -154,6 +157,7 @@ pub fn verify_offer_key(
     Ok(VerifiedOfferKey {
         recipient: Recipient { key_id, public_key },
         device_id,
+        created_at,
         expires_at,
     })
 }

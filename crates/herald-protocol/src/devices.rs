@@ -21,7 +21,10 @@ pub const PAIRING_TTL_SECS: i64 = 10 * 60;
 pub const MAX_PAIRING_FIELD_CHARS: usize = 64;
 /// Largest accepted sealed bundle (to a device or in a pairing), encoded: 16 KiB, as backups.
 pub const MAX_SEALED_BUNDLE_CHARS: usize = crate::wire::MAX_BACKUP_CHARS;
-/// Most devices an account may hold (bounds the per-device bundles of a rotation).
+/// Most live (not revoked) devices an account may hold: enrolment (`POST /keys/devices`) and
+/// pairing (response and completion) are refused with `409 device_limit_reached` at this
+/// count until a device is revoked. It also bounds the per-device bundles of a rotation.
+/// Our choice; the reference documentation names no limit (docs/devices.md).
 pub const MAX_DEVICES: usize = 100;
 
 /// `GET /keys/backup/{recoveryKeyId}` (no credential): the sealed bundle only. The id is the

@@ -169,7 +169,7 @@ pub enum CertificateBody {
         /// base64url X25519 public key.
         public_key: String,
         created_at: String,
-        /// RFC 3339; the sender refuses the key after this time (its own clock).
+        /// RFC 3339, `created_at` + 15 minutes by the device's clock; the relay's clock decides expiry.
         expires_at: String,
     },
 }

@@ -103,10 +103,16 @@ catalog! {
     PairingIdTaken = ("pairing_id_taken", 409, "A pairing request with this id already exists."),
     /// The certificate is not signed by the account identity key.
     BadSignature = ("bad_signature", 400, "The certificate is not signed by the account identity key."),
+    /// The account holds `devices::MAX_DEVICES` (100) live devices already: enrolment and
+    /// pairing are refused until one is revoked (docs/devices.md, "How many devices").
+    DeviceLimitReached = ("device_limit_reached", 409, "This account already has 100 devices, the most it may hold; revoke a device you no longer use, then try again."),
     /// A device cannot revoke itself.
     CannotRevokeSelf = ("cannot_revoke_self", 409, "A device cannot revoke itself; revoke it from another device."),
     /// The account's keys changed since the request was prepared (a concurrent rotation).
     KeysChanged = ("keys_changed", 409, "The account keys changed meanwhile; reload them and try again."),
+    /// `GET /ws` past the account's limit of open live-update sockets (1,200 by default), from
+    /// a credential holding none of them (one that does replaces its oldest instead).
+    TooManySockets = ("too_many_sockets", 429, "This account has the most live-update sockets open that it may; close some (other apps or processes using this account), then try again."),
     /// Too many failed attempts at an unauthenticated route; try again later.
     RateLimited = ("rate_limited", 429, "Too many attempts; try again in a minute."),
     /// A secret (answer or offer) was handed over already; it is handed over once.

@@ -16,6 +16,7 @@ pub mod notify;
 #[cfg(feature = "openapi")]
 pub mod openapi;
 pub mod secrets;
+pub mod text;
 pub mod wire;
 
 pub use error::{ErrorBody, ErrorCode};

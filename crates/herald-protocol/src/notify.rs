@@ -168,6 +168,14 @@ fn text(
             format!("{field} must not contain control characters."),
         ));
     }
+    // A one-line field (title, subtitle, group) is read at a glance in a system banner: no
+    // bidirectional overrides or zero-width characters. The Markdown body keeps them.
+    if !multiline && crate::text::has_hidden_characters(value) {
+        return Err(invalid(
+            field,
+            format!("{field} must not contain invisible formatting characters."),
+        ));
+    }
     Ok(Some(value.clone()))
 }
 

@@ -111,10 +111,17 @@ impl ToSchema for Base64Url {}
 
 impl PartialSchema for NotifyRequest {
     fn schema() -> RefOr<Schema> {
-        let text = |description: &str, max: usize| string(description).max_length(Some(max));
+        // Every field but `title` may be absent or null (`NotifyRequest::parse` reads null as
+        // absent), so their schemas allow null too.
+        let or_null = |t: Type| SchemaType::from_iter([t, Type::Null]);
+        let text = |description: &str, max: usize| {
+            string(description)
+                .schema_type(or_null(Type::String))
+                .max_length(Some(max))
+        };
         let flag = |description: &str| {
             ObjectBuilder::new()
-                .schema_type(Type::Boolean)
+                .schema_type(or_null(Type::Boolean))
                 .description(Some(description))
         };
         ObjectBuilder::new()
@@ -127,11 +134,9 @@ impl PartialSchema for NotifyRequest {
             ))
             .property(
                 "title",
-                text(
-                    "One line, not blank, no control characters.",
-                    MAX_TITLE_CHARS,
-                )
-                .min_length(Some(1)),
+                string("One line, not blank, no control characters.")
+                    .max_length(Some(MAX_TITLE_CHARS))
+                    .min_length(Some(1)),
             )
             .required("title")
             .property(
@@ -145,6 +150,7 @@ impl PartialSchema for NotifyRequest {
             .property(
                 "notificationId",
                 string("The agent's own id; a repeat is answered with the first receipt.")
+                    .schema_type(or_null(Type::String))
                     .min_length(Some(1))
                     .max_length(Some(MAX_NOTIFICATION_ID_LEN))
                     .pattern(Some("^[A-Za-z0-9._:-]+$")),
@@ -154,7 +160,13 @@ impl PartialSchema for NotifyRequest {
             .property(
                 "priority",
                 string("How insistent it is (default `normal`).")
-                    .enum_values(Some(["low", "normal", "high"])),
+                    .schema_type(or_null(Type::String))
+                    .enum_values(Some([
+                        "low".into(),
+                        "normal".into(),
+                        "high".into(),
+                        serde_json::Value::Null,
+                    ])),
             )
             .property("sound", flag("Play the system sound (default true)."))
             .property(

@@ -92,6 +92,10 @@ impl IntoResponse for ApiError {
                 .headers_mut()
                 .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
         }
+        if code == ErrorCode::RateLimited {
+            // `crate::limits::retry_after` adds the header from the relay's clock.
+            response.extensions_mut().insert(crate::limits::RateLimited);
+        }
         response
     }
 }

@@ -13,6 +13,7 @@ mod blobs;
 pub mod clock;
 pub mod error;
 mod events;
+pub mod http_server;
 mod hub;
 mod limits;
 mod mcp;
@@ -26,6 +27,7 @@ mod routes;
 mod state;
 pub mod store;
 mod ws;
+pub mod ws_limits;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -61,6 +63,19 @@ pub struct RelayConfig {
     /// Reply-event webhook delivery: retries, timeout, and whether loopback callback URLs are
     /// allowed (tests and development only; docs/mcp.md, "Reply event").
     pub webhooks: WebhookConfig,
+    /// Open `GET /ws` sockets per credential and per account (docs/protocol.md, "Socket
+    /// limits").
+    pub socket_limits: ws_limits::SocketLimits,
+    /// Connection-level HTTP limits: head and body timeouts, read buffer, connection cap
+    /// (docs/protocol.md, "Connection limits").
+    pub http_limits: http_server::HttpLimits,
+    /// Trust the first address of `X-Forwarded-For` as the client's (only behind a reverse
+    /// proxy that sets it; off by default). Used by the per-client budgets of
+    /// unauthenticated routes (docs/protocol.md, "Connection limits").
+    pub trust_forwarded_for: bool,
+    /// Interval of the websocket Ping; a socket that answers none of two in a row is closed
+    /// (docs/protocol.md). `None`: [`PING_INTERVAL`].
+    pub ws_ping_interval: Option<Duration>,
 }
 
 /// How often the sweeper looks for requests past their deadline.
@@ -84,9 +99,9 @@ pub async fn serve(
             token.cancel();
         }
     };
-    let result = axum::serve(listener, router(state.clone()))
-        .with_graceful_shutdown(signal)
-        .await;
+    tokio::spawn(signal);
+    let limits = state.config().http_limits;
+    let result = http_server::serve(listener, router(state.clone()), limits, token.clone()).await;
     token.cancel();
     state.inner.sockets.close();
     state.inner.sockets.wait().await;

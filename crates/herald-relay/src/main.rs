@@ -3,6 +3,7 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::Context;
 use clap::Parser;
@@ -31,6 +32,23 @@ struct Args {
     /// For tests and local development only (docs/mcp.md, "Reply event").
     #[arg(long, env = "HERALD_RELAY_ALLOW_LOOPBACK_WEBHOOKS")]
     allow_loopback_webhooks: bool,
+    /// Connections served at once, websockets included; more wait in the listen backlog.
+    /// Default: three quarters of the open-file limit after 256 reserved, within 64..=16384
+    /// (docs/protocol.md, "Connection limits").
+    #[arg(long, env = "HERALD_RELAY_MAX_CONNECTIONS")]
+    max_connections: Option<usize>,
+    /// Seconds a client may take to send a request's headers (also how long an idle
+    /// kept-alive connection stays open).
+    #[arg(long, env = "HERALD_RELAY_HEADER_TIMEOUT_SECS", default_value_t = herald_relay::http_server::DEFAULT_HEADER_READ_TIMEOUT.as_secs())]
+    header_timeout_secs: u64,
+    /// Seconds a request body may go without sending a byte.
+    #[arg(long, env = "HERALD_RELAY_BODY_TIMEOUT_SECS", default_value_t = herald_relay::http_server::DEFAULT_BODY_IDLE_TIMEOUT.as_secs())]
+    body_timeout_secs: u64,
+    /// Take the client's address for per-client budgets from the first X-Forwarded-For entry.
+    /// Only behind a reverse proxy that sets that header (and strips clients' own); off by
+    /// default, when the peer address is used.
+    #[arg(long, env = "HERALD_RELAY_TRUST_FORWARDED_FOR")]
+    trust_forwarded_for: bool,
 }
 
 #[tokio::main]
@@ -38,6 +56,11 @@ async fn main() -> anyhow::Result<()> {
     // RUST_LOG, under the guard that keeps dependencies' content-carrying levels off.
     herald_log::init(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")));
     let args = Args::parse();
+    // Serve as many connections as the hard open-file limit allows (the default connection
+    // cap follows the soft limit).
+    if let Err(e) = rlimit::increase_nofile_limit(u64::MAX) {
+        tracing::warn!(error = %e, "could not raise the open-file limit");
+    }
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
         .with_context(|| format!("binding {}", args.listen))?;
@@ -53,6 +76,15 @@ async fn main() -> anyhow::Result<()> {
                 allow_loopback: args.allow_loopback_webhooks,
                 ..Default::default()
             },
+            socket_limits: Default::default(),
+            http_limits: herald_relay::http_server::HttpLimits {
+                header_read_timeout: Duration::from_secs(args.header_timeout_secs.max(1)),
+                body_idle_timeout: Duration::from_secs(args.body_timeout_secs.max(1)),
+                max_connections: args.max_connections,
+                ..Default::default()
+            },
+            trust_forwarded_for: args.trust_forwarded_for,
+            ws_ping_interval: None,
         },
         listener,
     )

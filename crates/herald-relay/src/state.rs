@@ -39,6 +39,8 @@ pub(crate) struct Inner {
     pub shutdown: CancellationToken,
     /// Open websocket tasks, awaited on shutdown.
     pub sockets: TaskTracker,
+    /// Open websockets per account and credential, within `config.socket_limits`.
+    pub socket_slots: crate::ws_limits::SocketRegistry,
     /// Budgets of the unauthenticated device routes (docs/devices.md).
     pub limits: crate::limits::Limits,
     /// Agent credentials, notifications, budgets and presence (docs/agents.md).
@@ -90,6 +92,7 @@ impl AppState {
                 config,
                 shutdown: CancellationToken::new(),
                 sockets: TaskTracker::new(),
+                socket_slots: Default::default(),
                 limits: Default::default(),
             }),
         }

@@ -2,9 +2,12 @@
 //! latest revision the caller can see, then one such frame after every change it can see (a
 //! connection: only changes to its own messages). Frames may coalesce; the client reads
 //! `GET /messages?after=<cursor>` either way. A websocket Ping every 20 s keeps proxies from
-//! closing idle sockets. On shutdown every socket gets a Close frame (1001, going away); the
+//! closing idle sockets; a socket that answers none of [`MAX_UNANSWERED_PINGS`] pings in a row
+//! is closed (1001). A client frame over [`MAX_CLIENT_MESSAGE_BYTES`] closes the socket (1009). On shutdown every socket gets a Close frame (1001, going away); the
 //! sockets of a revoked device or connection, and every socket of an account that was reset,
-//! get one with 1008 (policy).
+//! get one with 1008 (policy). Sockets per credential and per account are limited
+//! ([`crate::ws_limits`]): a socket replaced by a newer one of its credential gets a Close frame
+//! with code 4000.
 
 use std::time::Duration;
 
@@ -13,12 +16,14 @@ use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket, WebSocketUpg
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
+use axum::Extension;
 use herald_protocol::wire::ServerFrame;
 use herald_protocol::{ErrorCode, Revision};
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::auth::Auth;
 use crate::error::ApiError;
+use crate::http_server::ConnectionSlot;
 use crate::hub::Change;
 use crate::state::AppState;
 use crate::store::{Principal, TokenHash};
@@ -30,11 +35,20 @@ pub const PING_INTERVAL: Duration = Duration::from_secs(20);
 /// it sends, so its 128 KiB default cost a 128 KiB memset per socket per nudge
 /// (docs/benchmarks.md, "Relay"). Larger client frames still arrive, over several reads.
 const READ_BUFFER_BYTES: usize = 4 * 1024;
+/// Largest frame and message a client may send: 16 KiB. Clients send only pongs and close
+/// frames; a larger frame is refused from its header, before its payload is buffered, and the
+/// socket is closed with code 1009 (message too big).
+pub const MAX_CLIENT_MESSAGE_BYTES: usize = 16 * 1024;
+/// Pings in a row a socket may leave unanswered: at the next tick after that it is closed
+/// (code 1001), so a silent peer is dropped within three ping intervals (60 s by default) and
+/// `GET /v1/status` stops calling its device online.
+pub const MAX_UNANSWERED_PINGS: u32 = 2;
 
 pub(crate) async fn upgrade(
     State(state): State<AppState>,
     Auth(principal): Auth,
     headers: HeaderMap,
+    connection: Option<Extension<ConnectionSlot>>,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
     let Ok(ws) = ws else {
@@ -45,9 +59,37 @@ pub(crate) async fn upgrade(
     let Some(token) = crate::auth::bearer_hash(&headers) else {
         return ApiError::unauthorized().into_response();
     };
+    let slot = match state
+        .inner
+        .socket_slots
+        .register(&principal, state.config().socket_limits)
+    {
+        Ok(slot) => slot,
+        Err(e) => {
+            tracing::info!(account = %principal.account(), "ws: refused, too many sockets");
+            return e.into_response();
+        }
+    };
     let tracker = state.inner.sockets.clone();
     ws.read_buffer_size(READ_BUFFER_BYTES)
-        .on_upgrade(move |socket| tracker.track_future(session(socket, state, principal, token)))
+        .max_frame_size(MAX_CLIENT_MESSAGE_BYTES)
+        .max_message_size(MAX_CLIENT_MESSAGE_BYTES)
+        .on_upgrade(move |socket| {
+            // The socket keeps its connection's slot under the relay's connection cap.
+            let connection = connection.map(|Extension(slot)| slot);
+            tracker.track_future(async move {
+                let _connection = connection;
+                session(socket, state, principal, token, slot).await
+            })
+        })
+}
+
+/// Whether a read failed on a frame or message over [`MAX_CLIENT_MESSAGE_BYTES`].
+fn too_big(e: axum::Error) -> bool {
+    matches!(
+        e.into_inner().downcast_ref::<tungstenite::Error>(),
+        Some(tungstenite::Error::Capacity(_))
+    )
 }
 
 /// What a batch of changes means for one socket.
@@ -132,7 +174,13 @@ async fn latest(state: &AppState, principal: &Principal) -> Option<Revision> {
     }
 }
 
-async fn session(mut socket: WebSocket, state: AppState, principal: Principal, token: TokenHash) {
+async fn session(
+    mut socket: WebSocket,
+    state: AppState,
+    principal: Principal,
+    token: TokenHash,
+    slot: crate::ws_limits::SocketSlot,
+) {
     // A device's open socket is what `GET /v1/status` calls online (docs/agents.md).
     let _presence = crate::agents::presence::enter(&state, &principal);
     // Subscribe before reading the revision, so no change falls between the two.
@@ -150,8 +198,14 @@ async fn session(mut socket: WebSocket, state: AppState, principal: Principal, t
     if send_sync(&mut socket, current).await.is_err() {
         return;
     }
-    let mut ping =
-        tokio::time::interval_at(tokio::time::Instant::now() + PING_INTERVAL, PING_INTERVAL);
+    let every = state
+        .config()
+        .ws_ping_interval
+        .filter(|d| !d.is_zero())
+        .unwrap_or(PING_INTERVAL);
+    let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    // Pings sent since the peer last sent anything.
+    let mut unanswered = 0u32;
     loop {
         tokio::select! {
             _ = shutdown.cancelled() => {
@@ -159,7 +213,22 @@ async fn session(mut socket: WebSocket, state: AppState, principal: Principal, t
                 let _ = socket.send(Message::Close(Some(frame))).await;
                 break;
             }
+            _ = slot.replaced.cancelled() => {
+                let frame = CloseFrame {
+                    code: crate::ws_limits::REPLACED_CLOSE_CODE,
+                    reason: "replaced by a newer socket of this credential".into(),
+                };
+                let _ = socket.send(Message::Close(Some(frame))).await;
+                break;
+            }
             _ = ping.tick() => {
+                if unanswered >= MAX_UNANSWERED_PINGS {
+                    tracing::info!(account = %principal.account(), "ws: no pong, closing");
+                    let frame = CloseFrame { code: close_code::AWAY, reason: "no pong".into() };
+                    let _ = socket.send(Message::Close(Some(frame))).await;
+                    break;
+                }
+                unanswered += 1;
                 if socket.send(Message::Ping(Default::default())).await.is_err() {
                     break;
                 }
@@ -191,8 +260,20 @@ async fn session(mut socket: WebSocket, state: AppState, principal: Principal, t
                 }
             }
             incoming = socket.recv() => match incoming {
-                None | Some(Err(_)) | Some(Ok(Message::Close(_))) => break,
-                Some(Ok(_)) => {} // pongs and client frames are ignored
+                None | Some(Ok(Message::Close(_))) => break,
+                Some(Err(e)) => {
+                    if too_big(e) {
+                        let frame = CloseFrame {
+                            code: close_code::SIZE,
+                            reason: "frame too big".into(),
+                        };
+                        let _ = socket.send(Message::Close(Some(frame))).await;
+                    }
+                    break;
+                }
+                // Anything from the peer shows it is alive; pongs and client frames are
+                // otherwise ignored.
+                Some(Ok(_)) => unanswered = 0,
             },
         }
     }

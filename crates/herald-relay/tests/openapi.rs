@@ -260,6 +260,11 @@ async fn shared_error_headers_are_required() {
         Some(&Value::Bool(true)),
         "every budget 429 carries Retry-After"
     );
+    assert_eq!(
+        doc.pointer("/components/responses/RateLimited/headers/Retry-After/required"),
+        Some(&Value::Bool(true)),
+        "every rate_limited 429 carries Retry-After"
+    );
 }
 
 /// Found probing the document's path parameters: an id that is not UTF-8 once
@@ -291,7 +296,9 @@ async fn a_non_utf8_id_is_not_found_with_the_error_body() {
 }
 
 /// Found probing `after`: the notification feed cast a cursor past `i64::MAX` to a negative
-/// number and served every notification again; the message feed already saturated.
+/// number and served every notification again; the message feed saturated, and schemathesis's
+/// negative_data_rejection check then found a cursor past the documented `int64` accepted.
+/// The largest revision reads nothing; a cursor past it is refused on both feeds.
 #[tokio::test]
 async fn a_cursor_past_every_revision_reads_nothing() {
     let relay = TestRelay::start().await;
@@ -315,7 +322,7 @@ async fn a_cursor_past_every_revision_reads_nothing() {
     assert_eq!(notified.status().as_u16(), 201, "a notification is stored");
     for feed in ["notifications", "messages"] {
         let page: Value = http
-            .get(format!("{}/{feed}?after={}", relay.url, u64::MAX))
+            .get(format!("{}/{feed}?after={}", relay.url, i64::MAX))
             .bearer_auth(&account.device_token)
             .send()
             .await
@@ -328,5 +335,21 @@ async fn a_cursor_past_every_revision_reads_nothing() {
             Some(0),
             "/{feed}: nothing lies past the largest cursor"
         );
+        for past in [i64::MAX as u64 + 1, u64::MAX] {
+            let response = http
+                .get(format!("{}/{feed}?after={past}", relay.url))
+                .bearer_auth(&account.device_token)
+                .send()
+                .await
+                .expect("the feed answers");
+            assert_eq!(response.status().as_u16(), 400, "/{feed}?after={past}");
+            let body: herald_protocol::ErrorBody = response.json().await.expect("the catalog body");
+            assert_eq!(body.error, "invalid_request", "/{feed}?after={past}");
+            assert_eq!(
+                body.fields,
+                vec!["after"],
+                "/{feed}?after={past} names the field"
+            );
+        }
     }
 }

@@ -69,6 +69,8 @@ describe("pairing code", () => {
     expect(pairingFailure("wrong_pairing_code")).toBe("wrongCode");
     expect(pairingFailure("pairing_expired")).toBe("expired");
     expect(pairingFailure("network")).toBe("other");
+    expect(pairingFailure("device_limit_reached"), "a full account says what to do").toBe("deviceLimit");
+    expect(unlockErrorText("device_limit_reached", "relay refused", KEY)).toMatch(/revoke one you no longer use/);
   });
 });
 

@@ -59,15 +59,23 @@ export function countdown(ms: number): string {
 }
 
 /** What a failed pairing means for the person. */
-export type PairingFailure = "wrongCode" | "expired" | "other";
+export type PairingFailure = "wrongCode" | "expired" | "deviceLimit" | "other";
 
 // The backend's stable codes for a pairing that cannot succeed any more.
 const WRONG_CODE = new Set(["wrong_pairing_code", "pairing_failed"]);
 const EXPIRED = new Set(["pairing_expired"]);
+// The account holds the most devices it may (100, `device_limit_reached`).
+const DEVICE_LIMIT = "device_limit_reached";
+
+/** What to do when the account is full, shown on the new device and on the approving one. */
+export const DEVICE_LIMIT_TEXT =
+  "This account already has 100 devices, the most it may hold. On an unlocked device, open " +
+  "Settings → Devices and revoke one you no longer use, then try again.";
 
 export function pairingFailure(code: string): PairingFailure {
   if (WRONG_CODE.has(code)) return "wrongCode";
   if (EXPIRED.has(code)) return "expired";
+  if (code === DEVICE_LIMIT) return "deviceLimit";
   return "other";
 }
 
@@ -86,6 +94,8 @@ export function unlockErrorText(code: string, message: string, typed: string): s
       return "This device is already unlocked.";
     case "network":
       return "Cannot reach the relay. Check the URL and your connection.";
+    case DEVICE_LIMIT:
+      return DEVICE_LIMIT_TEXT;
     default:
       return scrub(message, typed);
   }

@@ -8,17 +8,14 @@
 //! `Core::sync_once` is timed while a subscriber serializes every UI event, as the desktop
 //! shell does. Afterwards every message must be in the cache and readable.
 
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail};
 use clap::Parser;
-use herald_bench::device::{self, BenchRelay};
+use herald_bench::device;
 use herald_bench::{Report, Summary};
-use herald_client::agent::{AgentClient, SendOptions};
-use herald_protocol::content::MessageContent;
 
 #[derive(Debug, Parser)]
 #[command(about = "Cold sync of N messages to a newly unlocked device")]
@@ -38,28 +35,17 @@ struct Args {
     /// Sends in flight while filling the relay.
     #[arg(long, default_value_t = 16)]
     fill_concurrency: usize,
-    /// Run this herald-relay binary as a child instead of the relay in this process.
-    #[arg(long)]
-    relay_bin: Option<PathBuf>,
-    /// Directory for relay databases and device data (default: the temp dir).
-    #[arg(long)]
-    dir: Option<PathBuf>,
+    #[command(flatten)]
+    relay: device::RelayArgs,
 }
 
 fn main() -> anyhow::Result<()> {
-    let args = Args::parse();
+    let args = &Args::parse();
     for &n in &args.n {
-        let dir = device::scratch(args.dir.as_ref(), "herald-bench-cold-sync-")?;
-        let relay = BenchRelay::start(&dir.path().join("relay"), args.relay_bin.as_deref(), 2)?;
-        let client = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()?;
-        let relay_pid = args.relay_bin.is_some().then(|| relay.pid());
-        let result = client.block_on(one_n(&args, n, relay.url(), relay_pid, dir.path()));
-        drop(client);
-        relay.stop();
-        result?;
+        args.relay.run(
+            "herald-bench-cold-sync-",
+            |url, relay_pid, dir| async move { one_n(args, n, &url, relay_pid, &dir).await },
+        )?;
     }
     Ok(())
 }
@@ -85,7 +71,7 @@ async fn one_n(
     let account = device::create_account(url, &dir.join("first")).await?;
     let agent = Arc::new(account.agent);
     let started = Instant::now();
-    fill(&agent, n, args.body_bytes, args.fill_concurrency).await?;
+    device::fill(&agent, n, args.body_bytes, args.fill_concurrency).await?;
     let fill_time = started.elapsed();
     let relay_db = device::sqlite_bytes(&dir.join("relay"), "relay.db");
     eprintln!(
@@ -136,46 +122,10 @@ async fn one_n(
             "body_bytes": args.body_bytes,
             "fill_s": fill_time.as_secs_f64(),
             "fill_concurrency": args.fill_concurrency,
-            "relay": if args.relay_bin.is_some() { "child process" } else { "in-process, own runtime" },
+            "relay": args.relay.relay_kind(),
         }),
     }
     .print();
-    Ok(())
-}
-
-/// Sends `n` messages with `concurrency` sends in flight through one agent connection.
-async fn fill(
-    agent: &Arc<AgentClient>,
-    n: usize,
-    body_bytes: usize,
-    concurrency: usize,
-) -> anyhow::Result<()> {
-    let next = Arc::new(AtomicUsize::new(0));
-    let mut tasks = tokio::task::JoinSet::new();
-    for _ in 0..concurrency.max(1) {
-        let agent = agent.clone();
-        let next = next.clone();
-        tasks.spawn(async move {
-            loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= n {
-                    return Ok::<(), anyhow::Error>(());
-                }
-                let content = MessageContent {
-                    title: format!("Nightly build {i}"),
-                    body: device::markdown_body(body_bytes, i as u64),
-                    ..Default::default()
-                };
-                agent
-                    .send(&content, SendOptions::default())
-                    .await
-                    .map_err(|e| anyhow!("send {i}: {e}"))?;
-            }
-        });
-    }
-    while let Some(done) = tasks.join_next().await {
-        done??;
-    }
     Ok(())
 }
 

@@ -16,16 +16,14 @@ use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context};
 use clap::{Parser, Subcommand};
 use herald_bench::proc_tree::{self, ProcPss};
+use herald_bench::relay_process::RelayProcess;
 use herald_bench::{device, Report, Summary};
-use herald_client::agent::{AgentClient, SendOptions};
-use herald_protocol::content::MessageContent;
 
 #[derive(Debug, Parser)]
 #[command(about = "Desktop cold start to first inbox paint, and idle memory")]
@@ -106,7 +104,7 @@ fn main() -> anyhow::Result<()> {
             log_dir,
         } => {
             let _relay = match (&profile, &relay_bin) {
-                (Some(p), Some(bin)) => Some(Relay::start(bin, p, read_port(p)?)?),
+                (Some(p), Some(bin)) => Some(start_relay(bin, p, read_port(p)?)?),
                 (Some(_), None) => bail!("--profile needs --relay-bin"),
                 _ => None,
             };
@@ -125,48 +123,9 @@ fn main() -> anyhow::Result<()> {
     }
 }
 
-/// The relay child on a fixed port (the device state records the relay's URL).
-struct Relay(Child);
-
-impl Relay {
-    fn start(bin: &Path, profile: &Path, port: u16) -> anyhow::Result<Relay> {
-        let mut child = Command::new(bin)
-            .arg("--listen")
-            .arg(format!("127.0.0.1:{port}"))
-            .arg("--data-dir")
-            .arg(profile.join("relay"))
-            .env("RUST_LOG", "info")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .with_context(|| format!("starting {}", bin.display()))?;
-        let stderr = child.stderr.take().context("relay stderr")?;
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut tx = Some(tx);
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if line.contains("url=") {
-                    if let Some(tx) = tx.take() {
-                        let _ = tx.send(());
-                    }
-                }
-            }
-        });
-        if rx.recv_timeout(Duration::from_secs(30)).is_err() {
-            let _ = child.kill();
-            let _ = child.wait();
-            bail!("the relay did not start within 30 s");
-        }
-        Ok(Relay(child))
-    }
-}
-
-impl Drop for Relay {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
+/// The relay child on the profile's fixed port (the device state records the relay's URL).
+fn start_relay(bin: &Path, profile: &Path, port: u16) -> anyhow::Result<RelayProcess> {
+    RelayProcess::start_on(bin, &profile.join("relay"), &format!("127.0.0.1:{port}"))
 }
 
 fn read_port(profile: &Path) -> anyhow::Result<u16> {
@@ -191,7 +150,7 @@ fn prepare(
         .local_addr()?
         .port();
     std::fs::write(profile.join("relay-port"), format!("{port}\n"))?;
-    let _relay = Relay::start(relay_bin, profile, port)?;
+    let _relay = start_relay(relay_bin, profile, port)?;
     let url = format!("http://127.0.0.1:{port}");
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -201,7 +160,7 @@ fn prepare(
         let account = device::create_account(&url, &profile.join("app")).await?;
         let agent = Arc::new(account.agent);
         let t = Instant::now();
-        fill(&agent, n, body_bytes, concurrency).await?;
+        device::fill(&agent, n, body_bytes, concurrency).await?;
         eprintln!("# sent {n} messages in {:.1} s", t.elapsed().as_secs_f64());
         let t = Instant::now();
         let stored = account
@@ -224,41 +183,6 @@ fn prepare(
         }
         Ok(())
     })
-}
-
-async fn fill(
-    agent: &Arc<AgentClient>,
-    n: usize,
-    body_bytes: usize,
-    concurrency: usize,
-) -> anyhow::Result<()> {
-    let next = Arc::new(AtomicUsize::new(0));
-    let mut tasks = tokio::task::JoinSet::new();
-    for _ in 0..concurrency.max(1) {
-        let agent = agent.clone();
-        let next = next.clone();
-        tasks.spawn(async move {
-            loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= n {
-                    return Ok::<(), anyhow::Error>(());
-                }
-                let content = MessageContent {
-                    title: format!("Nightly build {i}"),
-                    body: device::markdown_body(body_bytes, i as u64),
-                    ..Default::default()
-                };
-                agent
-                    .send(&content, SendOptions::default())
-                    .await
-                    .map_err(|e| anyhow!("send {i}: {e}"))?;
-            }
-        });
-    }
-    while let Some(done) = tasks.join_next().await {
-        done??;
-    }
-    Ok(())
 }
 
 struct MeasureArgs<'a> {

@@ -5,8 +5,9 @@
 //! with real keys, `--devices` devices (100, the most an account may hold: MAX_DEVICES), each
 //! with `--sockets-per-device` open `GET /ws` sockets (10), so 1,000 sockets that must ALL be
 //! nudged for every message (a connection's sockets only hear of its own messages, so device
-//! sockets are the case where one post reaches every socket). The relay caps neither sockets
-//! per account nor per device. One connection posts pre-sealed messages one at a time; for
+//! sockets are the case where one post reaches every socket). 10 per device is the relay's
+//! per-credential socket cap (an 11th would replace the oldest; docs/protocol.md, `GET /ws`),
+//! 1,000 is below its 1,200 per account. One connection posts pre-sealed messages one at a time; for
 //! each, the bench takes the time from sending the POST, and from its 201, until the last
 //! socket has read a `{"type":"sync","revision":N}` frame with N ≥ the message's revision.
 //! The sockets are read by this process (2 tokio workers), so the figure includes reading

@@ -8,14 +8,17 @@
 //!
 //! With `--relay-bin` the relay is a child process and the memory figures are the client's
 //! alone (agent + device core); without it the relay runs in this process and is counted too.
+//! The child's own peak (its VmHWM, reset through `/proc/<pid>/clear_refs` before each
+//! direction) is reported beside them as `relay_child_peak_rss_mib` and its growth over the
+//! direction as `relay_child_peak_growth_mib`.
 
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context};
 use clap::Parser;
-use herald_bench::device::{self, BenchRelay};
+use herald_bench::device;
 use herald_bench::{Report, Summary};
 use herald_client::agent::SendOptions;
 use herald_protocol::content::MessageContent;
@@ -29,29 +32,19 @@ struct Args {
     /// Round trips measured.
     #[arg(long, default_value_t = 3)]
     reps: usize,
-    /// Run this herald-relay binary as a child instead of the relay in this process.
-    #[arg(long)]
-    relay_bin: Option<PathBuf>,
-    /// Directory for the relay, the device and the files (default: the temp dir).
-    #[arg(long)]
-    dir: Option<PathBuf>,
+    #[command(flatten)]
+    relay: device::RelayArgs,
 }
 
 fn main() -> anyhow::Result<()> {
-    let args = Args::parse();
-    let dir = device::scratch(args.dir.as_ref(), "herald-bench-files-")?;
-    let relay = BenchRelay::start(&dir.path().join("relay"), args.relay_bin.as_deref(), 2)?;
-    let client = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
-    let relay_pid = args.relay_bin.is_some().then(|| relay.pid());
-    let result = client.block_on(run(&args, relay.url(), relay_pid, dir.path()));
-    drop(client);
-    relay.stop();
-    let reps = result?;
+    let args = &Args::parse();
+    let reps = args
+        .relay
+        .run("herald-bench-files-", |url, relay_pid, dir| async move {
+            run(args, &url, relay_pid, &dir).await
+        })?;
     let mb = args.bytes as f64 / 1e6;
-    let relay_kind = if args.relay_bin.is_some() {
+    let relay_kind = if args.relay.relay_bin.is_some() {
         "child process (memory = client only)"
     } else {
         "in-process, own runtime (memory includes the relay)"
@@ -76,6 +69,14 @@ fn main() -> anyhow::Result<()> {
                 "seconds": reps.iter().map(|r| r.time[pick].as_secs_f64()).collect::<Vec<_>>(),
                 "cpu_s_self": reps.iter().map(|r| r.cpu_self[pick]).collect::<Vec<_>>(),
                 "cpu_s_relay_child": reps.iter().map(|r| r.cpu_relay[pick]).collect::<Vec<_>>(),
+                "relay_child_peak_rss_mib": reps
+                    .iter()
+                    .map(|r| r.relay_peak_kb[pick].map(|(peak, _)| peak as f64 / 1024.0))
+                    .collect::<Vec<_>>(),
+                "relay_child_peak_growth_mib": reps
+                    .iter()
+                    .map(|r| r.relay_peak_kb[pick].map(|(_, growth)| growth as f64 / 1024.0))
+                    .collect::<Vec<_>>(),
                 "relay": relay_kind,
             }),
         }
@@ -91,6 +92,9 @@ struct Rep {
     /// child, per direction.
     cpu_self: [f64; 2],
     cpu_relay: [Option<f64>; 2],
+    /// The relay child's peak resident set (VmHWM) over each direction and its growth over
+    /// the resident set before it, in kB (`None` without a child).
+    relay_peak_kb: [Option<(u64, u64)>; 2],
 }
 
 async fn run(
@@ -122,15 +126,17 @@ async fn run(
         }
         std::fs::remove_file(&dest)?;
         eprintln!(
-            "# rep {rep}: up {:.2} s (+{} kB peak; CPU self {:.2} s, relay {:?}), down {:.2} s (+{} kB peak; CPU self {:.2} s, relay {:?})",
+            "# rep {rep}: up {:.2} s (+{} kB peak; CPU self {:.2} s, relay {:?}; relay child peak, +growth kB {:?}), down {:.2} s (+{} kB peak; CPU self {:.2} s, relay {:?}; relay child {:?})",
             r.time[0].as_secs_f64(),
             r.growth_kb[0],
             r.cpu_self[0],
             r.cpu_relay[0],
+            r.relay_peak_kb[0],
             r.time[1].as_secs_f64(),
             r.growth_kb[1],
             r.cpu_self[1],
             r.cpu_relay[1],
+            r.relay_peak_kb[1],
         );
         reps.push(r);
     }
@@ -150,6 +156,7 @@ async fn round_trip(
     };
     device::reset_peak_rss()?;
     let before = device::status_kb("VmRSS:")?;
+    let relay_before = RelayPeak::start(relay_pid)?;
     let cpu = Cpu::start(relay_pid)?;
     let t = Instant::now();
     let record = agent
@@ -165,6 +172,7 @@ async fn round_trip(
     let up = t.elapsed();
     let up_growth = device::status_kb("VmHWM:")?.saturating_sub(before);
     let (up_self, up_relay) = cpu.stop()?;
+    let up_relay_peak = relay_before.stop()?;
 
     core.sync_once().await.map_err(|e| anyhow!("sync: {e}"))?;
     let id = record.id.to_string();
@@ -173,6 +181,7 @@ async fn round_trip(
 
     device::reset_peak_rss()?;
     let before = device::status_kb("VmRSS:")?;
+    let relay_before = RelayPeak::start(relay_pid)?;
     let cpu = Cpu::start(relay_pid)?;
     let t = Instant::now();
     core.save_attachment(&id, &attachment.id, dest)
@@ -181,12 +190,58 @@ async fn round_trip(
     let down = t.elapsed();
     let down_growth = device::status_kb("VmHWM:")?.saturating_sub(before);
     let (down_self, down_relay) = cpu.stop()?;
+    let down_relay_peak = relay_before.stop()?;
     Ok(Rep {
         time: [up, down],
         growth_kb: [up_growth, down_growth],
         cpu_self: [up_self, down_self],
         cpu_relay: [up_relay, down_relay],
+        relay_peak_kb: [up_relay_peak, down_relay_peak],
     })
+}
+
+/// The relay child's peak resident set over a stretch: its VmHWM is reset at `start`
+/// (`/proc/<pid>/clear_refs`, as for this process) and read at `stop`.
+struct RelayPeak {
+    pid: Option<u32>,
+    rss_before_kb: u64,
+}
+
+impl RelayPeak {
+    fn start(pid: Option<u32>) -> anyhow::Result<RelayPeak> {
+        let Some(pid) = pid else {
+            return Ok(RelayPeak {
+                pid: None,
+                rss_before_kb: 0,
+            });
+        };
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(format!("/proc/{pid}/clear_refs"))
+            .and_then(|mut f| f.write_all(b"5"))
+            .with_context(|| format!("resetting the relay child's peak RSS (pid {pid})"))?;
+        Ok(RelayPeak {
+            pid: Some(pid),
+            rss_before_kb: proc_status_kb(pid, "VmRSS:")?,
+        })
+    }
+
+    /// (peak, peak − resident before) in kB; `None` without a child.
+    fn stop(self) -> anyhow::Result<Option<(u64, u64)>> {
+        let Some(pid) = self.pid else { return Ok(None) };
+        let peak = proc_status_kb(pid, "VmHWM:")?;
+        Ok(Some((peak, peak.saturating_sub(self.rss_before_kb))))
+    }
+}
+
+/// A `kB` field of `/proc/<pid>/status`.
+fn proc_status_kb(pid: u32, key: &str) -> anyhow::Result<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(key))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .ok_or_else(|| anyhow!("{key} missing in /proc/{pid}/status"))
 }
 
 /// CPU seconds used by this process and the relay child since `start`.

@@ -10,12 +10,11 @@
 //! re-sealed under the local key and committed to the cache.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context};
 use clap::Parser;
-use herald_bench::device::{self, BenchRelay};
+use herald_bench::device;
 use herald_bench::{Report, Summary};
 use herald_client::agent::SendOptions;
 use herald_client::view::CoreEvent;
@@ -37,26 +36,17 @@ struct Args {
     /// Markdown body size in bytes.
     #[arg(long, default_value_t = 2048)]
     body_bytes: usize,
-    /// Run this herald-relay binary as a child instead of the relay in this process.
-    #[arg(long)]
-    relay_bin: Option<PathBuf>,
-    /// Directory for the relay database and the device data (default: the temp dir).
-    #[arg(long)]
-    dir: Option<PathBuf>,
+    #[command(flatten)]
+    relay: device::RelayArgs,
 }
 
 fn main() -> anyhow::Result<()> {
-    let args = Args::parse();
-    let dir = device::scratch(args.dir.as_ref(), "herald-bench-latency-")?;
-    let relay = BenchRelay::start(&dir.path().join("relay"), args.relay_bin.as_deref(), 2)?;
-    let client = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
-    let result = client.block_on(run(&args, relay.url(), dir.path()));
-    drop(client);
-    relay.stop();
-    let samples = result?;
+    let args = &Args::parse();
+    let samples = args
+        .relay
+        .run("herald-bench-latency-", |url, _, dir| async move {
+            run(args, &url, &dir).await
+        })?;
     let summary = Summary::of_durations(&samples).context("no samples")?;
     Report {
         bench: "latency",
@@ -65,7 +55,7 @@ fn main() -> anyhow::Result<()> {
         summary,
         extra: serde_json::json!({
             "target": {"p50_ms": 30, "p99_ms": 100},
-            "relay": if args.relay_bin.is_some() { "child process" } else { "in-process, own runtime" },
+            "relay": args.relay.relay_kind(),
             "gap_ms": args.gap_ms,
             "warmup": args.warmup,
         }),

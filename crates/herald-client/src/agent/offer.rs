@@ -162,11 +162,22 @@ impl AgentClient {
             .as_ref()
             .ok_or_else(|| Error::Protocol("an opened offer without its key".into()))?;
         let key = self.verify_offer_key(cert, id).await?;
-        let expires = DateTime::parse_from_rfc3339(&key.expires_at)
-            .map_err(|_| Error::Protocol("the offer key's expiry is not a time".into()))?;
-        if expires.with_timezone(&Utc) <= Utc::now() {
-            return Err(Error::InvalidInput(
-                "the device's one-time key has expired; nothing was sent".into(),
+        // Expiry is the relay's: it judged the key live (`opened`) by its clock when it
+        // answered, and refuses the secret past the 15 minutes (`410 secret_expired`). The
+        // device's signed times come from the device's clock, which may be off (docs/faults.md,
+        // "Relay time only"); only their difference, the key's lifetime, is checked here.
+        let time = |t: &str| {
+            DateTime::parse_from_rfc3339(t)
+                .map(|t| t.with_timezone(&Utc))
+                .map_err(|_| Error::Protocol("the offer key's times are not RFC 3339".into()))
+        };
+        let lifetime = time(&key.expires_at)? - time(&key.created_at)?;
+        if lifetime <= chrono::TimeDelta::zero()
+            || lifetime > chrono::TimeDelta::seconds(herald_protocol::secrets::SECRET_TTL_SECS)
+        {
+            return Err(Error::Protocol(
+                "the device's one-time key claims a lifetime other than 15 minutes; nothing was sent"
+                    .into(),
             ));
         }
         let loaded = self.directory().await?;
@@ -195,6 +206,9 @@ impl AgentClient {
         match posted {
             // Another run of this sender posted it first: nothing more to send.
             Err(e) if crate::http::is_code(&e, ErrorCode::SecretPayloadExists) => Ok(()),
+            // The key's 15 minutes passed by the relay's clock meanwhile: nothing was stored,
+            // and the next read of the state reports the offer expired.
+            Err(e) if crate::http::is_code(&e, ErrorCode::SecretExpired) => Ok(()),
             other => other.map(|_| ()),
         }
     }

@@ -5,6 +5,7 @@
 //!
 //! All methods are blocking; async callers go through `tokio::task::spawn_blocking`.
 
+mod check;
 mod migrations;
 mod notifications;
 mod outbox;
@@ -12,6 +13,7 @@ mod pages;
 mod recover;
 mod reopen;
 mod rows;
+mod summaries;
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -19,8 +21,10 @@ use std::sync::Mutex;
 use herald_protocol::Revision;
 use rusqlite::{params, Connection, OptionalExtension};
 
+pub use check::{CheckOutcome, OPEN_MARKER};
 pub use notifications::CachedNotification;
 pub use rows::{CachedMessage, StoredRecord};
+pub use summaries::{SummaryPage, MAX_PAGE_ROWS};
 
 use crate::{Error, Result};
 use recover::OpenError;
@@ -32,6 +36,8 @@ pub const CACHE_FILE: &str = "cache.db";
 pub struct Cache {
     writer: Mutex<Connection>,
     reader: Mutex<Connection>,
+    /// The deferred page check and the open marker (cache/check.rs).
+    check: check::CheckState,
 }
 
 fn lock(m: &Mutex<Connection>) -> std::sync::MutexGuard<'_, Connection> {
@@ -47,13 +53,18 @@ impl Cache {
     /// elsewhere and untouched. Errors: `storage` for anything else (locked by another process,
     /// disk full, permissions), leaving the file as it is.
     pub fn open(data_dir: &Path) -> Result<Cache> {
+        Self::open_checked(data_dir, true)
+    }
+
+    /// [`Cache::open`], with `quick_check` only when `full` ([`Cache::open_deferred`]).
+    fn open_checked(data_dir: &Path, full: bool) -> Result<Cache> {
         let path = data_dir.join(CACHE_FILE);
-        let writer = match open_writer(&path) {
+        let writer = match open_writer(&path, full) {
             Ok(c) => c,
             Err(OpenError::Failed(e)) => return Err(e),
             Err(OpenError::Damaged(reason)) => {
                 recover::move_aside(data_dir, &reason)?;
-                open_writer(&path).map_err(|e| match e {
+                open_writer(&path, true).map_err(|e| match e {
                     OpenError::Failed(e) => e,
                     OpenError::Damaged(reason) => {
                         Error::Storage(format!("a fresh cache database is damaged: {reason}"))
@@ -61,11 +72,12 @@ impl Cache {
                 })?
             }
         };
-        let reader = Connection::open(&path)?;
-        reader.busy_timeout(std::time::Duration::from_secs(5))?;
+        let reader = open_reader(&path)?;
+        check::mark_open(data_dir)?;
         Ok(Cache {
             writer: Mutex::new(writer),
             reader: Mutex::new(reader),
+            check: check::CheckState::new(data_dir, full),
         })
     }
 
@@ -172,7 +184,16 @@ impl Cache {
     }
 }
 
-fn open_writer(path: &Path) -> std::result::Result<Connection, OpenError> {
+/// The reader connection (WAL: never waits on the writer).
+fn open_reader(path: &Path) -> Result<Connection> {
+    let reader = Connection::open(path)?;
+    reader.busy_timeout(std::time::Duration::from_secs(5))?;
+    Ok(reader)
+}
+
+/// The writer connection, migrated and checked: `quick_check` over every page when
+/// `full_check`, the schema and cursor row always.
+fn open_writer(path: &Path, full_check: bool) -> std::result::Result<Connection, OpenError> {
     private_file(path)?;
     let mut c = Connection::open(path)?;
     c.busy_timeout(std::time::Duration::from_secs(5))?;
@@ -182,7 +203,9 @@ fn open_writer(path: &Path) -> std::result::Result<Connection, OpenError> {
     c.pragma_update(None, "page_size", 8192)?;
     c.pragma_update(None, "journal_mode", "WAL")?;
     c.pragma_update(None, "synchronous", "NORMAL")?;
-    recover::check_pages(&c)?;
+    if full_check {
+        recover::check_pages(&c)?;
+    }
     migrations::apply_checked(&mut c)?;
     recover::check_schema(&c)?;
     Ok(c)

@@ -80,7 +80,13 @@ const COLUMNS: &str = "id, revision, status, expects_answer, sender_name, create
     sealed_title, sealed_content, sealed_answer, answered_at, error, unread,
     COALESCE(thread_id, id), thread_sequence, reply_to, kind";
 
-fn from_row(row: &Row<'_>) -> rusqlite::Result<(CachedMessage, String)> {
+/// [`COLUMNS`] without the sealed content and answer (read back as `None`): what an inbox row
+/// needs, without reading a message's largest blobs.
+pub(super) const SUMMARY_COLUMNS: &str = "id, revision, status, expects_answer, sender_name,
+    created_at, expires_at, sealed_title, NULL, NULL, answered_at, error, unread,
+    COALESCE(thread_id, id), thread_sequence, reply_to, kind";
+
+pub(super) fn from_row(row: &Row<'_>) -> rusqlite::Result<(CachedMessage, String)> {
     let status: String = row.get(2)?;
     Ok((
         CachedMessage {
@@ -108,7 +114,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<(CachedMessage, String)> {
     ))
 }
 
-fn finish((mut m, status): (CachedMessage, String)) -> Result<CachedMessage> {
+pub(super) fn finish((mut m, status): (CachedMessage, String)) -> Result<CachedMessage> {
     m.record.status = MessageStatus::parse(&status)
         .ok_or_else(|| Error::Storage(format!("unknown status {status:?} in cache")))?;
     Ok(m)

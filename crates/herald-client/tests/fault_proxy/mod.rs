@@ -7,7 +7,9 @@
 //!   fails once), before the relay sees it;
 //! - send every websocket text frame from the relay more than once (duplicate sync nudges);
 //! - freeze websocket connections, open and new: bytes are swallowed both ways and nothing is
-//!   closed, as when the peer vanished without FIN or RST (a half-open connection).
+//!   closed, as when the peer vanished without FIN or RST (a half-open connection);
+//! - freeze the connections open now (HTTP ones included) the same way, while new ones work:
+//!   a pooled connection that died silently after a network change.
 //!
 //! It counts catch-up fetches and websocket handshakes. Nothing of the client or the relay is
 //! replaced: the faults are on the wire.
@@ -36,6 +38,15 @@ struct Counters {
     ws_handshakes: AtomicUsize,
     duplicated_frames: AtomicUsize,
     freeze_ws: AtomicBool,
+    /// Connections numbered below this swallow every byte both ways ([`FaultProxy::freeze_open`]).
+    frozen_below: std::sync::atomic::AtomicU64,
+    accepted: std::sync::atomic::AtomicU64,
+}
+
+impl Counters {
+    fn frozen(&self, conn: u64) -> bool {
+        conn < self.frozen_below.load(Ordering::SeqCst)
+    }
 }
 
 /// A running proxy; stops accepting when dropped.
@@ -107,6 +118,13 @@ impl FaultProxy {
         self.counters.freeze_ws.store(frozen, Ordering::SeqCst);
     }
 
+    /// Freezes every connection open now: bytes both ways are swallowed, nothing is closed.
+    /// Connections accepted later forward normally.
+    pub fn freeze_open(&self) {
+        let next = self.counters.accepted.load(Ordering::SeqCst);
+        self.counters.frozen_below.store(next, Ordering::SeqCst);
+    }
+
     /// `GET /messages?after=` requests seen (forwarded or cut).
     pub fn fetches(&self) -> usize {
         self.counters.fetches.load(Ordering::SeqCst)
@@ -143,6 +161,7 @@ async fn accept_loop(
             continue;
         }
         let counters = counters.clone();
+        let conn = counters.accepted.fetch_add(1, Ordering::SeqCst);
         let mut cut_rx = cut.subscribe();
         tokio::spawn(async move {
             let Ok(server) = TcpStream::connect(upstream).await else {
@@ -152,7 +171,7 @@ async fn accept_loop(
             let _ = server.set_nodelay(true);
             tokio::select! {
                 _ = cut_rx.changed() => {}
-                _ = forward(client, server, counters) => {}
+                _ = forward(client, server, counters, conn) => {}
             }
             // Both streams drop here: the client and the relay see the connection close.
         });
@@ -160,7 +179,7 @@ async fn accept_loop(
 }
 
 /// Forwards both ways until either side closes or a fault cuts the connection.
-async fn forward(client: TcpStream, server: TcpStream, counters: Arc<Counters>) {
+async fn forward(client: TcpStream, server: TcpStream, counters: Arc<Counters>, conn: u64) {
     let (mut client_rd, mut client_wr) = client.into_split();
     let (mut server_rd, mut server_wr) = server.into_split();
     let (is_ws_tx, is_ws_rx) = tokio::sync::oneshot::channel::<bool>();
@@ -174,10 +193,15 @@ async fn forward(client: TcpStream, server: TcpStream, counters: Arc<Counters>) 
             let mut ws = false;
             loop {
                 let n = match client_rd.read(&mut buf).await {
+                    // A frozen connection does not pass a close on either.
+                    Ok(0) | Err(_) if counters.frozen(conn) => std::future::pending().await,
                     Ok(0) | Err(_) => return,
                     Ok(n) => n,
                 };
                 let chunk = &buf[..n];
+                if counters.frozen(conn) {
+                    continue;
+                }
                 if let Some(tx) = is_ws_tx.take() {
                     ws = chunk.starts_with(WS);
                     let _ = tx.send(ws);
@@ -217,10 +241,11 @@ async fn forward(client: TcpStream, server: TcpStream, counters: Arc<Counters>) 
         let mut upgraded = false;
         loop {
             let n = match server_rd.read(&mut buf).await {
+                Ok(0) | Err(_) if counters.frozen(conn) => std::future::pending().await,
                 Ok(0) | Err(_) => return,
                 Ok(n) => n,
             };
-            if ws && counters.freeze_ws.load(Ordering::SeqCst) {
+            if (ws && counters.freeze_ws.load(Ordering::SeqCst)) || counters.frozen(conn) {
                 continue;
             }
             if !ws {

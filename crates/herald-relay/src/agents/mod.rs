@@ -17,8 +17,11 @@ use crate::store::agents::AgentStore;
 pub use auth::{authenticate_agent, AgentAuth};
 pub use budget::{AgentLimits, BudgetKind};
 
-/// New OAuth device authorizations per minute, per relay (they need no credential).
+/// New OAuth device authorizations per minute per client (they need no credential;
+/// [`crate::limits`]).
 const MAX_DEVICE_AUTHORIZATIONS_PER_MINUTE: u32 = 60;
+/// New OAuth device authorizations per minute, all clients together.
+const MAX_DEVICE_AUTHORIZATIONS_PER_MINUTE_TOTAL: u32 = 600;
 
 /// The in-memory part of the agent side, held by the state.
 pub(crate) struct Agents {
@@ -35,7 +38,10 @@ impl Agents {
             store,
             budgets: budget::Budgets::new(limits),
             presence: Default::default(),
-            device_authorizations: crate::limits::Budget::new(MAX_DEVICE_AUTHORIZATIONS_PER_MINUTE),
+            device_authorizations: crate::limits::Budget::new(
+                MAX_DEVICE_AUTHORIZATIONS_PER_MINUTE,
+                MAX_DEVICE_AUTHORIZATIONS_PER_MINUTE_TOTAL,
+            ),
         }
     }
 }

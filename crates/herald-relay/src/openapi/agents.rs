@@ -222,7 +222,7 @@ fn revoke_connector() {}
     tag = "agent-admin",
     operation_id = "notificationFeed",
     params(
-        ("after" = Option<u64>, Query, description = "Revision cursor (default 0)."),
+        ("after" = Option<u64>, Query, description = "Revision cursor, 0 to 2^63 − 1 (default 0)."),
         ("limit" = Option<u32>, Query, minimum = 1, maximum = 500, description = "Page size, 1–500 (default 100)."),
     ),
     security(("deviceSession" = [])),

@@ -59,6 +59,7 @@ fn backup_by_key_id() {}
         (status = 201, description = "Enrolled; `deviceToken` is returned once.", body = EnrolDeviceResponse),
         (status = 400, description = "`bad_signature`, `bad_request` or `invalid_request` (`certificate…`).", body = ErrorBody),
         (status = 404, response = NotFound),
+        (status = 409, description = "`device_limit_reached`: the account has 100 live devices; revoke one first.", body = ErrorBody),
         (status = 413, response = PayloadTooLarge),
         (status = 429, response = RateLimited),
     )
@@ -186,7 +187,7 @@ fn get_pairing() {}
         (status = 204, description = "Recorded."),
         (status = 400, description = "`bad_request` or `invalid_request` (`spakeMessage`, `confirmation`).", body = ErrorBody),
         (status = 404, response = NotFound),
-        (status = 409, description = "`pairing_claimed`, `pairing_failed`, `pairing_not_ready`.", body = ErrorBody),
+        (status = 409, description = "`pairing_claimed`, `pairing_failed`, `pairing_not_ready`, `device_limit_reached` (the account has 100 live devices; revoke one first).", body = ErrorBody),
         (status = 410, description = "`pairing_expired`.", body = ErrorBody),
         (status = 413, response = PayloadTooLarge),
     )
@@ -244,7 +245,7 @@ fn fail_pairing() {}
         (status = 201, description = "Registered; the new device collects its session with its next poll.", body = PairingCompleteResponse),
         (status = 400, description = "`bad_request` or `invalid_request` (`certificate…`, `sealedBundle`).", body = ErrorBody),
         (status = 404, response = NotFound),
-        (status = 409, description = "`pairing_failed`, `pairing_not_ready`, `pairing_claimed`.", body = ErrorBody),
+        (status = 409, description = "`pairing_failed`, `pairing_not_ready`, `pairing_claimed`, `device_limit_reached` (the account has 100 live devices; revoke one first).", body = ErrorBody),
         (status = 410, description = "`pairing_expired`.", body = ErrorBody),
         (status = 413, response = PayloadTooLarge),
     )

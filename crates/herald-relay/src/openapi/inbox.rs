@@ -144,7 +144,9 @@ fn health() {}
 /// Live updates over a websocket.
 ///
 /// After the upgrade the relay sends text frames `ServerFrame` (`{"type":"sync","revision":N}`):
-/// once on connect, then after every change the caller may see. Pings every 20 s.
+/// once on connect, then after every change the caller may see. Pings every 20 s. At most 10
+/// open sockets per credential (one more closes the oldest, Close code 4000) and 1,200 per
+/// account.
 #[utoipa::path(
     get,
     path = "/ws",
@@ -155,6 +157,7 @@ fn health() {}
         (status = 101, description = "Switching to the websocket protocol."),
         (status = 400, description = "`bad_request`: not a websocket upgrade request.", body = ErrorBody),
         (status = 401, response = Unauthorized),
+        (status = 429, description = "`too_many_sockets`: the account holds its most open sockets and this credential none.", body = ErrorBody),
     )
 )]
 fn ws() {}

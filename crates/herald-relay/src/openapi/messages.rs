@@ -42,7 +42,7 @@ pub(super) struct MessagesApi;
     tag = "messages",
     operation_id = "listMessages",
     params(
-        ("after" = Option<u64>, Query, description = "Revision cursor; records with a greater revision (default 0)."),
+        ("after" = Option<u64>, Query, description = "Revision cursor, 0 to 2^63 − 1; records with a greater revision (default 0)."),
         ("limit" = Option<u32>, Query, minimum = 1, maximum = 500, description = "Page size, 1–500 (default 100)."),
     ),
     security(("deviceSession" = []), ("connection" = [])),

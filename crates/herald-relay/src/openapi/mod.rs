@@ -144,12 +144,13 @@ pub fn document() -> utoipa::openapi::OpenApi {
 
 /// The document as JSON, as `GET /openapi.json` serves it: [`document`] plus what utoipa
 /// cannot say: the shared responses' headers are `required` (every 401 carries
-/// `WWW-Authenticate`, every budget 429 `Retry-After`).
+/// `WWW-Authenticate`, every budget and `rate_limited` 429 `Retry-After`).
 pub fn document_json() -> serde_json::Value {
     let mut json = serde_json::to_value(document()).unwrap_or_default();
     for (response, header) in [
         ("Unauthorized", responses::WWW_AUTHENTICATE),
         ("BudgetExceeded", responses::RETRY_AFTER),
+        ("RateLimited", responses::RETRY_AFTER),
     ] {
         if let Some(header) = json
             .pointer_mut(&format!(

@@ -65,8 +65,10 @@ shared! {
     PayloadTooLarge => error("`payload_too_large`: the body is over the route's limit.");
     /// 429 `rate_limited` (unauthenticated routes).
     RateLimited => error(
-        "`rate_limited`: too many failed unauthenticated attempts (or requests) this minute.",
-    );
+        "`rate_limited`: too many failed unauthenticated attempts (or requests) this minute \
+         from this client, or from all clients together.",
+    )
+    .header(RETRY_AFTER, header(Type::Integer, "Seconds until the next one-minute window."));
     /// 429 of the agent budgets, with `Retry-After` and `resetsAt`.
     BudgetExceeded => error(
         "`budget_exceeded` (daily requests) or `poll_budget_exceeded` (daily seconds of \

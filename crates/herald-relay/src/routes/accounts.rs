@@ -39,13 +39,19 @@ pub(super) fn certificate_body(
     })
 }
 
-/// Checks a device or connection name: 1–100 characters, no control characters.
+/// Checks a device or connection name: 1–100 characters, no control characters and no hidden
+/// ones (bidirectional overrides, zero-width characters: `herald_protocol::text`).
 pub(super) fn check_name(name: &str, field: &str) -> Result<(), ApiError> {
     let count = name.chars().count();
-    if count == 0 || count > MAX_NAME_CHARS || name.chars().any(char::is_control) {
+    if count == 0
+        || count > MAX_NAME_CHARS
+        || name.chars().any(char::is_control)
+        || herald_protocol::text::has_hidden_characters(name)
+    {
         return Err(ApiError::invalid(
             field,
-            "The name must be 1 to 100 characters without control characters.",
+            "The name must be 1 to 100 characters without control or invisible formatting \
+             characters.",
         ));
     }
     Ok(())

@@ -191,8 +191,12 @@ pub(super) fn check_bundles(bundles: &[DeviceBundle]) -> Result<(), ApiError> {
 }
 
 /// `rate_limited` when the failure budget of the unauthenticated routes is used up.
-pub(super) fn within_budget(state: &crate::state::AppState) -> Result<(), ApiError> {
-    if state.inner.limits.failures.available(state.now()) {
+/// Counted per client ([`crate::limits`]).
+pub(super) fn within_budget(
+    state: &crate::state::AppState,
+    client: crate::limits::ClientIp,
+) -> Result<(), ApiError> {
+    if state.inner.limits.failures.available(client, state.now()) {
         Ok(())
     } else {
         Err(ApiError::new(ErrorCode::RateLimited))
@@ -200,7 +204,11 @@ pub(super) fn within_budget(state: &crate::state::AppState) -> Result<(), ApiErr
 }
 
 /// Counts one failed unauthenticated attempt and passes `err` through.
-pub(super) fn failed(state: &crate::state::AppState, err: ApiError) -> ApiError {
-    state.inner.limits.failures.spend(state.now());
+pub(super) fn failed(
+    state: &crate::state::AppState,
+    client: crate::limits::ClientIp,
+    err: ApiError,
+) -> ApiError {
+    state.inner.limits.failures.spend(client, state.now());
     err
 }

@@ -25,6 +25,7 @@ use super::JsonBody;
 use crate::auth::{new_token, token_hash, DeviceAuth};
 use crate::clock::format_time;
 use crate::error::ApiError;
+use crate::limits::ClientIp;
 use crate::state::AppState;
 use crate::store::devices::{DeviceError, DeviceResult, DeviceStore, NewDevice, Rotation};
 
@@ -44,33 +45,36 @@ where
 /// `GET /keys/backup/{recoveryKeyId}`: the bundle sealed to that recovery key, or 404.
 pub(super) async fn backup_by_key_id(
     State(state): State<AppState>,
+    client: ClientIp,
     Path(key_id): Path<String>,
 ) -> Result<Json<RecoveryBundle>, ApiError> {
-    within_budget(&state)?;
+    within_budget(&state, client)?;
     let id = key_id.clone();
     match device_store(&state, move |s| s.backup_by_key_id(&id)).await? {
         Some((_, backup)) => Ok(Json(RecoveryBundle {
             recovery_key_id: backup.recovery_key_id,
             sealed_bundle: backup.sealed_bundle,
         })),
-        None => Err(failed(&state, ApiError::not_found())),
+        None => Err(failed(&state, client, ApiError::not_found())),
     }
 }
 
 /// `POST /keys/devices`: enrols a device whose certificate the account's AIK signed.
 pub(super) async fn enrol(
     State(state): State<AppState>,
+    client: ClientIp,
     JsonBody { value: req, .. }: JsonBody<EnrolDeviceRequest>,
 ) -> Result<(StatusCode, Json<EnrolDeviceResponse>), ApiError> {
-    within_budget(&state)?;
+    within_budget(&state, client)?;
     let cert = device_cert(&req.certificate, "certificate")?;
     let account = cert.account_id.clone();
     let statement = device_store(&state, move |s| s.statement(&account))
         .await?
-        .ok_or_else(|| failed(&state, ApiError::not_found()))?;
+        .ok_or_else(|| failed(&state, client, ApiError::not_found()))?;
     if !signed_by_account(&statement, &req.certificate) {
         return Err(failed(
             &state,
+            client,
             ApiError::new(ErrorCode::BadSignature).fields(["certificate.signature"]),
         ));
     }

@@ -459,12 +459,18 @@ mod tests {
             Some((Revision(7), 500)),
             "the largest page is allowed"
         );
+        assert_eq!(
+            page_query(Some("after=9223372036854775807")).ok(),
+            Some((Revision(i64::MAX as u64), DEFAULT_PAGE_LIMIT)),
+            "the largest revision the store holds is a cursor"
+        );
         for (query, field) in [
             ("limit=0", "limit"),
             ("limit=501", "limit"),
             ("limit=x", "limit"),
             ("after=-1", "after"),
             ("after=", "after"),
+            ("after=9223372036854775808", "after"),
         ] {
             let err = page_query(Some(query)).expect_err("must be refused");
             assert_eq!(err.0.fields, vec![field], "{query} names the bad field");

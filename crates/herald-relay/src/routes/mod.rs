@@ -14,6 +14,7 @@ mod messages;
 mod paging;
 mod pairings;
 mod path_check;
+mod relay_date;
 mod secrets;
 
 use axum::body::Bytes;
@@ -104,8 +105,19 @@ pub fn router(state: AppState) -> Router {
         ))
         .with_state(state.clone());
     // POST /mcp sends its tool calls through `api` in-process (docs/mcp.md).
+    let clock = state.clone();
     crate::mcp::router(state, api.clone())
         .merge(api)
+        // Every 429 says when to retry (docs/protocol.md, "Connection limits").
+        .layer(axum::middleware::from_fn_with_state(
+            clock.clone(),
+            crate::limits::retry_after,
+        ))
+        // `Date` from the relay's clock: clients judge expiry by it (docs/faults.md).
+        .layer(axum::middleware::from_fn_with_state(
+            clock,
+            relay_date::relay_date,
+        ))
         .layer(TraceLayer::new_for_http())
 }
 

@@ -11,8 +11,9 @@ use crate::error::ApiError;
 /// `default`; `limit` must lie in `1..=max`. Unknown parameters are ignored.
 ///
 /// # Errors
-/// `invalid_request` naming the field (`after` or `limit`) when a value does not parse or
-/// `limit` is out of range.
+/// `invalid_request` naming the field (`after` or `limit`) when a value does not parse,
+/// `after` is past `i64::MAX` (the largest revision the store can hold) or `limit` is out of
+/// range.
 pub(super) fn page_query(
     raw: Option<&str>,
     default: u32,
@@ -24,9 +25,19 @@ pub(super) fn page_query(
         let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
         match name {
             "after" => {
-                after = Revision(value.parse().map_err(|_| {
-                    ApiError::invalid("after", "after must be a revision (a whole number ≥ 0).")
-                })?)
+                // Revisions are SQLite integers: none is past i64::MAX, and a cursor that is
+                // is refused rather than read as a negative number or saturated.
+                after = value
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|a| i64::try_from(*a).is_ok())
+                    .map(Revision)
+                    .ok_or_else(|| {
+                        ApiError::invalid(
+                            "after",
+                            "after must be a revision (a whole number from 0 to 2^63 - 1).",
+                        )
+                    })?
             }
             "limit" => {
                 limit = value

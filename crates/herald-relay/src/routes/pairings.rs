@@ -32,13 +32,14 @@ use super::JsonBody;
 use crate::auth::{new_token, token_hash, DeviceAuth};
 use crate::clock::format_time;
 use crate::error::ApiError;
+use crate::limits::ClientIp;
 use crate::state::AppState;
 use crate::store::devices::{NewDevice, NewPairing, PairingResponse, PairingRow};
 
 /// Who calls a pairing route that both sides use.
 pub(super) enum PairingCaller {
-    /// The new device, by its poll token (hashed).
-    NewDevice([u8; 32]),
+    /// The new device, by its poll token (hashed), and the address its budget counts against.
+    NewDevice([u8; 32], ClientIp),
     /// A device session.
     Device(DeviceAuth),
 }
@@ -56,7 +57,11 @@ impl FromRequestParts<AppState> for PairingCaller {
             .map(|(_, token)| token.trim())
             .filter(|token| token.starts_with(PAIRING_POLL_PREFIX));
         match poll {
-            Some(token) => Ok(PairingCaller::NewDevice(token_hash(token))),
+            Some(token) => {
+                let hash = token_hash(token);
+                let Ok(client) = ClientIp::from_request_parts(parts, state).await;
+                Ok(PairingCaller::NewDevice(hash, client))
+            }
             None => Ok(PairingCaller::Device(
                 DeviceAuth::from_request_parts(parts, state).await?,
             )),
@@ -75,18 +80,20 @@ async fn visible(
     id: &PairingId,
     caller: &PairingCaller,
 ) -> Result<PairingRow, ApiError> {
-    if matches!(caller, PairingCaller::NewDevice(_)) {
-        within_budget(state)?;
+    if let PairingCaller::NewDevice(_, client) = caller {
+        within_budget(state, *client)?;
     }
     let lookup = id.clone();
     let row = device_store(state, move |s| s.pairing(&lookup)).await?;
     match (caller, row) {
-        (PairingCaller::NewDevice(hash), Some(row))
+        (PairingCaller::NewDevice(hash, _), Some(row))
             if bool::from(row.poll_token_hash.ct_eq(hash)) =>
         {
             Ok(row)
         }
-        (PairingCaller::NewDevice(_), _) => Err(failed(state, ApiError::unauthorized())),
+        (PairingCaller::NewDevice(_, client), _) => {
+            Err(failed(state, *client, ApiError::unauthorized()))
+        }
         (PairingCaller::Device(auth), Some(row))
             if row.account_id.as_ref() == Some(&auth.account) =>
         {
@@ -103,6 +110,7 @@ fn check_field(value: &str, field: &str) -> Result<(), ApiError> {
 /// `POST /keys/pairings`.
 pub(super) async fn create(
     State(state): State<AppState>,
+    client: ClientIp,
     JsonBody { value: req, .. }: JsonBody<CreatePairingRequest>,
 ) -> Result<(StatusCode, Json<CreatePairingResponse>), ApiError> {
     check_name(&req.name, "name")?;
@@ -116,7 +124,7 @@ pub(super) async fn create(
     key32(&req.encryption_key, "encryptionKey")?;
     check_field(&req.spake_message, "spakeMessage")?;
     let now = state.now();
-    if !state.inner.limits.pairings.spend(now) {
+    if !state.inner.limits.pairings.spend(client, now) {
         return Err(ApiError::new(ErrorCode::RateLimited));
     }
     let poll_token = new_token(PAIRING_POLL_PREFIX)?;
@@ -193,7 +201,7 @@ pub(super) async fn get(
     };
     match caller {
         PairingCaller::Device(_) => out.confirmation = row.confirmation_new_device,
-        PairingCaller::NewDevice(_) => {
+        PairingCaller::NewDevice(..) => {
             if let (Some(account), Some(spake), Some(confirmation)) = (
                 row.account_id.clone(),
                 row.spake_approver,

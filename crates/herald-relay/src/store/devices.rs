@@ -140,7 +140,8 @@ pub trait DeviceStore: Send + Sync + 'static {
     /// The account's statement, if the account exists.
     fn statement(&self, account: &AccountId) -> DeviceResult<Option<Certificate>>;
     /// Registers a device with a session. Refused: `invalid_request` when the id exists,
-    /// `not_found` when the account does not.
+    /// `not_found` when the account does not, `device_limit_reached` at `MAX_DEVICES` live
+    /// devices.
     fn enrol_device(&self, new: NewDevice) -> DeviceResult<()>;
     /// All devices of the account, revoked ones included, oldest first.
     fn list_devices(&self, account: &AccountId) -> DeviceResult<Vec<DeviceRow>>;
@@ -171,7 +172,7 @@ pub trait DeviceStore: Send + Sync + 'static {
     /// One request by id.
     fn pairing(&self, id: &PairingId) -> DeviceResult<Option<PairingRow>>;
     /// Records the one response. Refused: `not_found`, `pairing_expired`, `pairing_claimed`,
-    /// `pairing_failed`.
+    /// `pairing_failed`, `device_limit_reached` (the approving account is full).
     fn respond_pairing(&self, response: PairingResponse) -> DeviceResult<()>;
     /// Records the new device's confirmation. Refused: `pairing_expired`,
     /// `pairing_not_ready`, `pairing_failed`.
@@ -186,7 +187,8 @@ pub trait DeviceStore: Send + Sync + 'static {
     fn fail_pairing(&self, id: &PairingId, now: DateTime<Utc>) -> DeviceResult<()>;
     /// Registers the new device (without a usable session yet) and stores what the new device
     /// collects. Refused: `not_found` (not this account's), `pairing_expired`,
-    /// `pairing_not_ready`, `pairing_failed`, `invalid_request` (device id taken).
+    /// `pairing_not_ready`, `pairing_failed`, `invalid_request` (device id taken),
+    /// `device_limit_reached`.
     fn complete_pairing(
         &self,
         id: &PairingId,

@@ -12,30 +12,107 @@
 //! - `connector`: `hra_…` from the OAuth device flow, approved by the device;
 //! - `pairing-poll`: `hdp_…` of a pairing request of a would-be new device.
 //!
+//! So that reads have something to return and operations on one resource reach it, it also
+//! makes resources and writes their ids (not secrets) to files of the same directory:
+//! - `secret-answer-id`: a request of the connection (placeholder envelope, addressed to the
+//!   account key) the device answered with a secret, not collected yet (a second, unanswered
+//!   request is left in the feed too);
+//! - `offer-id`: a secret offer (`kind: "secret"`) the connection sent, not opened;
+//! - `file-id`: a file the connection uploaded and attached to a message;
+//! - `reservation-id`: a file reservation of the device, not uploaded;
+//! - `notification-id`: the relay id of a notification from the agent key, asking for a reply;
+//! - `pairing-id`: the pairing request behind `pairing-poll`.
 //!
-//! So that reads have something to return, it also leaves a request from the connection
-//! (placeholder envelope, addressed to the account key) and a notification from the agent key.
-//!
-//! Exits non-zero with a message naming the step that failed.
+//! Takes no arguments (`--help` prints the usage). Exits 2 with the usage on a bad argument or
+//! a missing variable, 1 with a message naming the step that failed (no backtrace).
 
 use std::fs::OpenOptions;
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
+use std::process::ExitCode;
 
-use herald_protocol::envelope::{b64_encode, CertificateBody};
-use herald_protocol::PairingId;
+use herald_protocol::envelope::{b64_encode, CertificateBody, EnvelopeKind};
+use herald_protocol::{FileId, PairingId};
 use herald_testkit::fixtures::{
-    create_connection, message_request, new_idempotency_key, post_message, random_bytes, readdress,
-    TestAccount,
+    answer_request, create_connection, message_request, new_idempotency_key, placeholder_envelope,
+    post_message, random_bytes, readdress, TestAccount,
 };
 use serde_json::{json, Value};
 
-#[tokio::main(flavor = "current_thread")]
-async fn main() {
-    let url = std::env::var("HERALD_RELAY_URL").expect("HERALD_RELAY_URL is set");
-    let dir = std::env::var("HERALD_CREDENTIALS_DIR").expect("HERALD_CREDENTIALS_DIR is set");
-    let dir = Path::new(&dir);
+const USAGE: &str = "\
+Usage: HERALD_RELAY_URL=<url> HERALD_CREDENTIALS_DIR=<dir> herald-test-credentials
+
+Makes one credential of every kind (device session, connection, agent key, connector, pairing
+poll token) on a running Herald relay, plus resources for black-box API tests, and writes each
+to its own 0600 file in <dir> (an existing directory). Prints no credential.
+
+Environment:
+  HERALD_RELAY_URL        the relay, e.g. http://127.0.0.1:8457
+  HERALD_CREDENTIALS_DIR  where the files go
+
+Options:
+  -h, --help              print this help
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        None => {}
+        Some("-h" | "--help") if args.len() == 1 => {
+            print!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Some(other) => {
+            eprintln!("herald-test-credentials: unexpected argument {other:?}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    }
+    let (Some(url), Some(dir)) = (var("HERALD_RELAY_URL"), var("HERALD_CREDENTIALS_DIR")) else {
+        eprintln!(
+            "herald-test-credentials: HERALD_RELAY_URL and HERALD_CREDENTIALS_DIR must be set\n\n{USAGE}"
+        );
+        return ExitCode::from(2);
+    };
+    if !Path::new(&dir).is_dir() {
+        eprintln!("herald-test-credentials: {dir} is not a directory");
+        return ExitCode::from(2);
+    }
+    // A failed step panics with a message naming it: print that message alone, no backtrace.
+    std::panic::set_hook(Box::new(|info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("a step failed");
+        eprintln!("herald-test-credentials: {message}");
+    }));
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("herald-test-credentials: starting the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        runtime.block_on(run(url, Path::new(&dir)))
+    }));
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(_) => ExitCode::FAILURE,
+    }
+}
+
+/// A set, non-empty environment variable.
+fn var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+async fn run(url: String, dir: &Path) {
     let http = reqwest::Client::new();
 
     let account = herald_testkit::real::create_account(&url).await;
@@ -59,6 +136,67 @@ async fn main() {
         "POST /messages from the connection"
     );
 
+    // A second request, answered by the device with a secret for the connection to collect.
+    let mut asked = message_request(&account.account_id, connection.principal(), true);
+    readdress(&mut asked.envelope, &current_key_id(&account));
+    let sent = post_message(&url, &connection.bearer, &new_idempotency_key(), &asked).await;
+    assert_eq!(
+        sent.status().as_u16(),
+        201,
+        "POST /messages (secret request)"
+    );
+    let mut answer = answer_request(&view, &asked.id);
+    readdress(&mut answer.envelope, &current_key_id(&account));
+    let mut secret = placeholder_envelope(
+        EnvelopeKind::SecretAnswer,
+        &account.account_id,
+        &asked.id,
+        view.device(),
+        b"secret",
+    );
+    readdress(&mut secret, "k_connection");
+    answer.secret_envelope = Some(secret);
+    ok_json(
+        http.post(format!("{url}/messages/{}/answer", asked.id))
+            .bearer_auth(&account.device_token)
+            .json(&answer),
+        "POST /messages/{id}/answer (with a secret)",
+    )
+    .await;
+    write_id(dir, "secret-answer-id", asked.id.as_str());
+
+    let mut offer = message_request(&account.account_id, connection.principal(), false);
+    offer.kind = "secret".into();
+    readdress(&mut offer.envelope, &current_key_id(&account));
+    let sent = post_message(&url, &connection.bearer, &new_idempotency_key(), &offer).await;
+    assert_eq!(sent.status().as_u16(), 201, "POST /messages (secret offer)");
+    write_id(dir, "offer-id", offer.id.as_str());
+
+    let file = reserve_file(&http, &url, &connection.bearer).await;
+    let uploaded = http
+        .put(format!("{url}/files/{file}"))
+        .bearer_auth(&connection.bearer)
+        .header("Content-Type", "application/octet-stream")
+        .body(FILE_BYTES)
+        .send()
+        .await
+        .expect("PUT /files/{id} reaches the relay");
+    assert_eq!(uploaded.status().as_u16(), 200, "PUT /files/{{id}}");
+    let mut carrier = message_request(&account.account_id, connection.principal(), false);
+    carrier.attachments = vec![FileId::parse(&file).expect("the relay answers a file id")];
+    readdress(&mut carrier.envelope, &current_key_id(&account));
+    let sent = post_message(&url, &connection.bearer, &new_idempotency_key(), &carrier).await;
+    assert_eq!(
+        sent.status().as_u16(),
+        201,
+        "POST /messages (with the file)"
+    );
+    write_id(dir, "file-id", &file);
+    // Reserved by the device: schemathesis calls `PUT /files/{id}` with the device session
+    // (the first scheme it lists), and a reservation is its reserver's alone.
+    let reservation = reserve_file(&http, &url, &account.device_token).await;
+    write_id(dir, "reservation-id", &reservation);
+
     let key = ok_json(
         http.post(format!("{url}/agent-keys"))
             .bearer_auth(&account.device_token)
@@ -71,10 +209,20 @@ async fn main() {
     ok_json(
         http.post(format!("{url}/v1/notify"))
             .bearer_auth(field(&key, "key"))
-            .json(&json!({"title": "Build finished"})),
+            .json(&json!({"title": "Build finished", "expectReply": true})),
         "POST /v1/notify",
     )
     .await;
+    let feed = ok_json(
+        http.get(format!("{url}/notifications?after=0"))
+            .bearer_auth(&account.device_token),
+        "GET /notifications",
+    )
+    .await;
+    let notification = feed["records"][0]["id"]
+        .as_str()
+        .expect("the notification is in the device's feed");
+    write_id(dir, "notification-id", notification);
 
     let client_id = "herald-test-credentials";
     let grant = ok_json(
@@ -104,9 +252,10 @@ async fn main() {
     .await;
     write_secret(dir, "connector", field(&token, "access_token"));
 
+    let pairing_id = PairingId::from_random(&random_bytes());
     let pairing = ok_json(
         http.post(format!("{url}/keys/pairings")).json(&json!({
-            "id": PairingId::from_random(&random_bytes()),
+            "id": pairing_id,
             "name": "Would-be device",
             "platform": "linux",
             "signingKey": b64_encode(&random_bytes::<32>()),
@@ -117,6 +266,23 @@ async fn main() {
     )
     .await;
     write_secret(dir, "pairing-poll", field(&pairing, "pollToken"));
+    write_id(dir, "pairing-id", pairing_id.as_str());
+}
+
+/// What the test file holds (opaque to the relay, as age ciphertext is).
+const FILE_BYTES: &[u8] = b"ciphertext";
+
+/// `POST /files`: a reservation of [`FILE_BYTES`]'s size by `bearer`; its id.
+async fn reserve_file(http: &reqwest::Client, url: &str, bearer: &str) -> String {
+    let reservation = ok_json(
+        http.post(format!("{url}/files")).bearer_auth(bearer).json(
+            &json!({"name": "encrypted", "type": "application/octet-stream",
+                          "size": FILE_BYTES.len()}),
+        ),
+        "POST /files",
+    )
+    .await;
+    field(&reservation, "id").to_owned()
 }
 
 /// The key id of the account's current (epoch 1) encryption key.
@@ -148,6 +314,12 @@ fn field<'a>(value: &'a Value, name: &str) -> &'a str {
     value[name]
         .as_str()
         .unwrap_or_else(|| panic!("the answer has no string `{name}`"))
+}
+
+/// Writes the id `id` to `dir/name` (created new).
+fn write_id(dir: &Path, name: &str, id: &str) {
+    let path = dir.join(name);
+    std::fs::write(&path, id).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
 }
 
 /// Writes `secret` to `dir/name`, created new with mode 0600.

@@ -11,6 +11,7 @@ import type { ConnectionView } from "../bindings/ConnectionView";
 import type { ConnectorView } from "../bindings/ConnectorView";
 import type { CoreEvent } from "../bindings/CoreEvent";
 import type { DeviceView } from "../bindings/DeviceView";
+import type { InboxPage } from "../bindings/InboxPage";
 import type { MessageSummary } from "../bindings/MessageSummary";
 import type { MessageView } from "../bindings/MessageView";
 import type { NewAgentKey } from "../bindings/NewAgentKey";
@@ -106,6 +107,15 @@ export function revokeConnection(id: string): Promise<void> {
 
 export function inbox(): Promise<MessageSummary[]> {
   return call<MessageSummary[]>("inbox");
+}
+
+/**
+ * A page of the inbox, newest first: the `limit` (1–5,000) newest messages, or those older
+ * than message `before` (the last id of the previous page). Errors: not_found when `before`
+ * is no longer cached (start again from the newest).
+ */
+export function inboxPage(before: string | null, limit: number): Promise<InboxPage> {
+  return call<InboxPage>("inbox_page", { before, limit });
 }
 
 /**

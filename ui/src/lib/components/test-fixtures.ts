@@ -38,6 +38,7 @@ export function fakeBackend() {
     createConnection: vi.fn<typeof Backend.createConnection>(unexpected("createConnection")),
     revokeConnection: vi.fn<typeof Backend.revokeConnection>(unexpected("revokeConnection")),
     inbox: vi.fn<typeof Backend.inbox>(() => Promise.resolve([])),
+    inboxPage: vi.fn<typeof Backend.inboxPage>(() => Promise.resolve({ messages: [], more: false, unreadOlder: 0 })),
     uiPainted: vi.fn<typeof Backend.uiPainted>(() => Promise.resolve()),
     message: vi.fn<typeof Backend.message>(unexpected("message")),
     thread: vi.fn<typeof Backend.thread>(() => Promise.resolve([])),

@@ -56,7 +56,7 @@ pub(super) async fn approve(
                 .ok_or_else(|| {
                     ApiError::invalid(
                         "name",
-                        "A name has 1 to 100 characters and no control characters.",
+                        "A name has 1 to 100 characters and no control or invisible formatting characters.",
                     )
                 })?
                 .to_owned(),

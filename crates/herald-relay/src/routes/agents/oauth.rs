@@ -147,10 +147,14 @@ fn no_store(response: &mut Response) {
 
 type Params = Result<Form<Vec<(String, String)>>, FormRejection>;
 
-/// The form's parameters by name. A body that is not a form, or a parameter sent more than
-/// once, is `invalid_request` (RFC 6749 §3.1: parameters must not be included more than once).
+/// The form's parameters by name. A body over the route's limit is 413 `payload_too_large`; a
+/// body that is not a form, or a parameter sent more than once, is `invalid_request` (RFC 6749
+/// §3.1: parameters must not be included more than once).
 fn params(form: Params) -> Result<HashMap<String, String>, OAuthRefusal> {
-    let Form(pairs) = form.map_err(|_| {
+    let Form(pairs) = form.map_err(|rejection| {
+        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            return OAuthRefusal::Api(ApiError::new(ErrorCode::PayloadTooLarge));
+        }
         oauth_error(
             ErrorCode::InvalidRequest,
             Some("The body must be application/x-www-form-urlencoded."),
@@ -170,12 +174,6 @@ fn params(form: Params) -> Result<HashMap<String, String>, OAuthRefusal> {
     Ok(map)
 }
 
-/// Bidirectional formatting characters (Unicode UAX #9), refused in a client name so it cannot
-/// reorder the text around it where a person reads it.
-fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
-}
-
 /// `client_name`: at most [`MAX_CREDENTIAL_NAME_CHARS`] characters (the limit of a
 /// connector's name), no control or bidirectional formatting characters.
 fn client_name(p: &HashMap<String, String>) -> Result<Option<String>, OAuthRefusal> {
@@ -183,7 +181,8 @@ fn client_name(p: &HashMap<String, String>) -> Result<Option<String>, OAuthRefus
         None | Some("") => Ok(None),
         Some(v)
             if v.chars().count() <= MAX_CREDENTIAL_NAME_CHARS
-                && !v.chars().any(|c| c.is_control() || is_bidi_control(c)) =>
+                && !v.chars().any(char::is_control)
+                && !herald_protocol::text::has_hidden_characters(v) =>
         {
             Ok(Some(v.to_owned()))
         }
@@ -232,6 +231,7 @@ fn new_user_code() -> Result<String, ApiError> {
 
 pub(super) async fn device_authorization(
     State(state): State<AppState>,
+    client: crate::limits::ClientIp,
     headers: HeaderMap,
     form: Params,
 ) -> Result<Response, OAuthRefusal> {
@@ -245,7 +245,7 @@ pub(super) async fn device_authorization(
     })?;
     let client_name = client_name(&p)?;
     let now = state.now();
-    if !state.agents().device_authorizations.spend(now) {
+    if !state.agents().device_authorizations.spend(client, now) {
         return Err(ApiError::new(ErrorCode::RateLimited).into());
     }
     let device_code = new_token("")?;

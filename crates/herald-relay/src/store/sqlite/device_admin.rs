@@ -36,7 +36,25 @@ impl SqliteStore {
     }
 }
 
+/// `device_limit_reached` when `account` holds [`MAX_DEVICES`] live devices already.
+///
+/// [`MAX_DEVICES`]: herald_protocol::devices::MAX_DEVICES
+fn below_device_limit(tx: &Connection, account: &AccountId) -> DeviceResult<()> {
+    let live: i64 = tx.query_row(
+        "SELECT COUNT(*) FROM devices WHERE account_id = ?1 AND revoked_at_ms IS NULL",
+        [account.as_str()],
+        |r| r.get(0),
+    )?;
+    if usize::try_from(live).unwrap_or(usize::MAX) >= herald_protocol::devices::MAX_DEVICES {
+        return Err(ErrorCode::DeviceLimitReached.into());
+    }
+    Ok(())
+}
+
+/// Registers a device, within the account's device limit (checked in the same transaction,
+/// so concurrent enrolments cannot overshoot it).
 fn insert_device(tx: &Connection, d: &NewDevice) -> DeviceResult<()> {
+    below_device_limit(tx, &d.account_id)?;
     devices::insert(
         tx,
         devices::NewDevice {
@@ -320,7 +338,14 @@ impl DeviceStore for SqliteStore {
     }
 
     fn respond_pairing(&self, response: PairingResponse) -> DeviceResult<()> {
-        self.write_devices(|tx| pairings::respond(tx, &response))
+        // Refused early too, so nobody types a code for a pairing that cannot complete.
+        // The request's own state is reported first.
+        self.write_devices(|tx| {
+            let now_ms = response.now.timestamp_millis();
+            pairings::require(tx, &response.id, PairingStatus::Pending, now_ms)?;
+            below_device_limit(tx, &response.account_id)?;
+            pairings::respond(tx, &response)
+        })
     }
 
     fn confirm_pairing(

@@ -85,6 +85,10 @@ impl SqliteStore {
         let mut writer = Connection::open(&path)?;
         writer.pragma_update(None, "journal_mode", "WAL")?;
         writer.pragma_update(None, "synchronous", "FULL")?;
+        // On macOS a plain fsync leaves writes in the drive's cache: F_FULLFSYNC for commits
+        // and checkpoints (a no-op elsewhere).
+        writer.pragma_update(None, "fullfsync", "ON")?;
+        writer.pragma_update(None, "checkpoint_fullfsync", "ON")?;
         writer.pragma_update(None, "foreign_keys", "ON")?;
         // Secrets are deleted once handed over: overwrite their bytes instead of leaving
         // them in free pages (docs/secrets.md).
@@ -465,18 +469,32 @@ mod tests {
             .expect("migrations must apply cleanly");
     }
 
+    /// The only check of fsync-level durability: the kill -9 fault tests cannot see a missing
+    /// fsync, because the OS page cache outlives a killed process (docs/faults.md). Read on
+    /// the writer connection itself, the one every commit runs on.
     #[test]
     fn pragmas_make_writes_durable() {
         let (_dir, store) = open();
-        let (mode, sync) = store
+        let (mode, sync, full, checkpoint_full) = store
             .write(|conn| {
                 let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0))?;
                 let sync: i64 = conn.query_row("PRAGMA synchronous", [], |r| r.get(0))?;
-                Ok((mode, sync))
+                let full: i64 = conn.query_row("PRAGMA fullfsync", [], |r| r.get(0))?;
+                let checkpoint_full: i64 =
+                    conn.query_row("PRAGMA checkpoint_fullfsync", [], |r| r.get(0))?;
+                Ok((mode, sync, full, checkpoint_full))
             })
             .expect("reading the writer's pragmas");
         assert_eq!(mode, "wal", "WAL lets readers run beside the writer");
-        assert_eq!(sync, 2, "synchronous=FULL: acknowledged means on disk");
+        assert_eq!(
+            sync, 2,
+            "synchronous=FULL: every commit fsyncs the WAL, acknowledged means on disk"
+        );
+        assert_eq!(full, 1, "fullfsync: commits flush the drive cache on macOS");
+        assert_eq!(
+            checkpoint_full, 1,
+            "checkpoint_fullfsync: so do checkpoints into relay.db"
+        );
     }
 
     #[test]
@@ -511,7 +529,11 @@ mod tests {
                 Ok((live, revoked))
             })
             .expect("read");
-        assert_eq!((live, revoked), (1, 0), "both statements saw the state before");
+        assert_eq!(
+            (live, revoked),
+            (1, 0),
+            "both statements saw the state before"
+        );
         let after = store.account_keys(&account).expect("keys");
         assert_eq!(
             (after.connections.len(), after.revoked_connections.len()),

@@ -1,0 +1,90 @@
+//! The inbox a page at a time (`Core::inbox_page`, docs/benchmarks.md "Desktop") against a real
+//! relay and a real cache: the pages walk the whole inbox in `Core::inbox` order with the
+//! decrypted titles, and count the unread messages older than each page.
+
+use herald_client::agent::{AgentClient, SendOptions};
+use herald_client::{Core, CoreConfig};
+use herald_crypto::ConnectionToken;
+use herald_protocol::content::MessageContent;
+
+fn note(title: &str) -> MessageContent {
+    MessageContent {
+        title: title.into(),
+        body: "body".into(),
+        ..Default::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_walk_the_inbox_with_titles_and_unread_counts() {
+    let relay_dir = tempfile::tempdir().unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let relay = herald_relay::spawn(
+        herald_relay::RelayConfig {
+            data_dir: relay_dir.path().to_path_buf(),
+            public_url: None,
+            ..Default::default()
+        },
+        listener,
+    )
+    .await
+    .expect("relay starts");
+    let device_dir = tempfile::tempdir().unwrap();
+    let core = Core::open(CoreConfig {
+        data_dir: device_dir.path().into(),
+        device_name: "d".into(),
+        platform: "linux".into(),
+        use_keychain: false,
+    })
+    .expect("core opens");
+    core.create_account(&relay.url()).await.expect("account");
+    let c = core.create_connection("bot").await.expect("connection");
+    let agent = AgentClient::new(&c.relay_url, ConnectionToken::parse(&c.token).unwrap()).unwrap();
+    let n = 23;
+    for i in 0..n {
+        agent
+            .send(&note(&format!("m{i}")), SendOptions::default())
+            .await
+            .unwrap();
+    }
+    assert_eq!(core.sync_once().await.unwrap(), n);
+    let all = core.inbox().await.unwrap();
+    assert_eq!(all.len(), n);
+    // Read three messages on this device: the oldest, one in the middle, the newest.
+    for i in [0, 11, n - 1] {
+        core.mark_read(&all[i].id).await.unwrap();
+    }
+    let all = core.inbox().await.unwrap();
+
+    let mut walked = Vec::new();
+    let mut before: Option<String> = None;
+    loop {
+        let page = core.inbox_page(before.as_deref(), 5).await.unwrap();
+        assert!(!page.messages.is_empty() && page.messages.len() <= 5);
+        walked.extend(page.messages.iter().cloned());
+        let older_unread = all[walked.len()..].iter().filter(|m| m.unread).count() as u32;
+        assert_eq!(
+            page.unread_older,
+            older_unread,
+            "after {} rows",
+            walked.len()
+        );
+        assert_eq!(page.more, walked.len() < n);
+        if !page.more {
+            break;
+        }
+        before = walked.last().map(|m| m.id.clone());
+    }
+    assert_eq!(walked, all, "the pages are the inbox, rows and order");
+    assert!(
+        walked
+            .iter()
+            .all(|m| m.title.starts_with('m') && m.error.is_none()),
+        "titles are decrypted"
+    );
+    assert_eq!(walked.iter().filter(|m| !m.unread).count(), 3);
+
+    let err = core.inbox_page(Some("msg_unknown"), 5).await.unwrap_err();
+    assert_eq!(err.code(), "not_found");
+    relay.shutdown().await;
+}
