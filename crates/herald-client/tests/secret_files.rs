@@ -133,7 +133,9 @@ fn contains(hay: &[u8], needle: &str) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_secret_file_reaches_the_asking_connection_only_then_expires() {
-    let env = env().await;
+    let mut env = env().await;
+    // Only this test's explicit sweep calls may delete (their counts are asserted).
+    env.relay.stop_sweeper().await;
     let agent = env.agent("deploy-bot").await;
     let other = env.agent("other-bot").await;
     let answer = env

@@ -191,6 +191,16 @@ impl RunningRelay {
         &self.state
     }
 
+    /// Stops the background expiry sweeper (the server keeps running). For tests that move a
+    /// manual clock and then count what one explicit `sweep_*` call removed: without this the
+    /// background pass, which runs every second, may take those rows first.
+    pub async fn stop_sweeper(&mut self) {
+        if let Some(sweeper) = self.sweeper.take() {
+            sweeper.abort();
+            let _ = sweeper.await;
+        }
+    }
+
     /// Stops accepting, closes sockets, waits for in-flight work and the sweeper.
     pub async fn shutdown(mut self) {
         if let Some(stop) = self.stop.take() {

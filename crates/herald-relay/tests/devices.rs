@@ -743,7 +743,9 @@ async fn a_pairing_takes_one_response_and_hands_the_session_over_once() {
 
 #[tokio::test]
 async fn a_pairing_expires_after_ten_minutes_and_a_failed_one_is_burned() {
-    let relay = TestRelay::start_with_manual_clock().await;
+    let mut relay = TestRelay::start_with_manual_clock().await;
+    // Only this test's explicit sweep calls may delete (their counts are asserted).
+    relay.stop_sweeper().await;
     let url = &relay.url;
     let a = real::create_account(url).await;
     let (id, created) = new_pairing(url).await;

@@ -170,7 +170,9 @@ async fn only_the_asking_connection_can_download_a_secret_file() {
 
 #[tokio::test]
 async fn a_secret_file_is_deleted_15_minutes_after_the_answer() {
-    let w = world().await;
+    let mut w = world().await;
+    // Only this test's explicit sweep calls may delete (their counts are asserted).
+    w.relay.stop_sweeper().await;
     let (_, file) = w.answered_with_secret_file().await;
     let blob = w.relay.dir.path().join("files").join(file.as_str());
     assert!(blob.exists(), "the bytes are on disk");

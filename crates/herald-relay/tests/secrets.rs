@@ -313,7 +313,9 @@ async fn secret_answers_are_checked_and_answered_once() {
 
 #[tokio::test]
 async fn uncollected_secret_answers_expire_after_15_minutes() {
-    let w = world(true).await;
+    let mut w = world(true).await;
+    // Only this test's explicit sweep calls may delete (their counts are asserted).
+    w.relay.stop_sweeper().await;
     let (early, late) = (w.request().await, w.request().await);
     assert_eq!(w.answer_with_secret(&early, b"early").await.status(), 200);
     w.relay.clock().advance(Duration::minutes(14));
@@ -544,7 +546,9 @@ async fn secret_offer_is_opened_sent_and_handed_over_once() {
 
 #[tokio::test]
 async fn offers_are_only_secret_messages_and_expire() {
-    let w = world(true).await;
+    let mut w = world(true).await;
+    // Only this test's explicit sweep calls may delete (their counts are asserted).
+    w.relay.stop_sweeper().await;
     let url = &w.relay.url;
     let mut req = fixtures::message_request(&w.a.account_id, w.conn.principal(), true);
     req.kind = "secret".into();

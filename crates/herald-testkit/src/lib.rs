@@ -84,6 +84,14 @@ impl TestRelay {
         }
     }
 
+    /// Stops the relay's background expiry sweeper, so a test that moves the clock and then
+    /// calls `state.sweep_*()` sees exactly what that call removed.
+    pub async fn stop_sweeper(&mut self) {
+        if let Some(relay) = self.relay.as_mut() {
+            relay.stop_sweeper().await;
+        }
+    }
+
     /// The settable clock; panics for a relay started with [`TestRelay::start`].
     pub fn clock(&self) -> &ManualClock {
         self.manual_clock
