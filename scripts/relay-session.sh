@@ -6,7 +6,7 @@
 #
 # Needs `target` (the cargo target dir) and the debug binaries built. Makes a temp dir `work`,
 # starts `$target/debug/herald-relay --listen 127.0.0.1:0 --data-dir $work/relay` with the extra
-# arguments (its log in `$work/relay.log`), waits up to 10 s for its ready line, and sets `url`
+# arguments (its log in `$work/relay.log`), waits up to 60 s for its ready line, and sets `url`
 # (http://127.0.0.1:PORT) and `relay_pid`. An EXIT trap stops the relay and removes `work`.
 # Exits the caller, with the relay's log on stderr, when the relay exits or does not start.
 
@@ -18,7 +18,7 @@ start_relay_session() {
     >"$work/relay.log" 2>&1 &
   relay_pid=$!
   url=
-  for _ in $(seq 1 100); do
+  for _ in $(seq 1 600); do
     url=$(grep -o 'ready url=http://127\.0\.0\.1:[0-9]*' "$work/relay.log" | head -n1 | cut -d= -f2 || true)
     [ -n "$url" ] && return 0
     kill -0 "$relay_pid" 2>/dev/null || { cat "$work/relay.log" >&2; echo "the relay exited" >&2; exit 1; }
