@@ -2,11 +2,13 @@
 //! websocket, answering, restart, and a sender whose content is broken. Real SQLite files and
 //! real crypto throughout.
 
+mod core_setup;
+
 use std::time::Duration;
 
 use herald_client::agent::{AgentClient, SendOptions, WaitOutcome};
 use herald_client::view::{AnswerInput, CoreEvent, MessageStatus, SetupStatus};
-use herald_client::{Core, CoreConfig};
+use herald_client::Core;
 use herald_crypto::ConnectionToken;
 use herald_protocol::content::MessageContent;
 use serde_json::json;
@@ -20,17 +22,7 @@ struct Env {
 
 async fn env() -> Env {
     let relay_dir = tempfile::tempdir().unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let relay = herald_relay::spawn(
-        herald_relay::RelayConfig {
-            data_dir: relay_dir.path().to_path_buf(),
-            public_url: None,
-            ..Default::default()
-        },
-        listener,
-    )
-    .await
-    .expect("relay starts");
+    let relay = core_setup::spawn_relay(relay_dir.path()).await;
     Env {
         relay,
         _relay_dir: relay_dir,
@@ -39,13 +31,7 @@ async fn env() -> Env {
 }
 
 fn open(dir: &std::path::Path) -> Core {
-    Core::open(CoreConfig {
-        data_dir: dir.to_path_buf(),
-        device_name: "Test laptop".into(),
-        platform: "linux".into(),
-        use_keychain: false,
-    })
-    .expect("core opens")
+    core_setup::open_core(dir, "Test laptop")
 }
 
 fn content(v: serde_json::Value) -> MessageContent {

@@ -4,8 +4,10 @@
 //! refused, later messages are sealed past its bundle, remaining devices and the re-sealed
 //! recovery backup read them), and Reset.
 
+mod core_setup;
+
 use herald_client::agent::{AgentClient, SendOptions};
-use herald_client::{Core, CoreConfig, Error};
+use herald_client::{Core, Error};
 use herald_crypto::{ConnectionToken, Directory};
 use herald_protocol::content::MessageContent;
 use herald_protocol::envelope::b64_decode;
@@ -21,17 +23,7 @@ struct Env {
 impl Env {
     async fn new() -> Env {
         let relay_dir = tempfile::tempdir().unwrap();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let relay = herald_relay::spawn(
-            herald_relay::RelayConfig {
-                data_dir: relay_dir.path().to_path_buf(),
-                public_url: None,
-                ..Default::default()
-            },
-            listener,
-        )
-        .await
-        .expect("relay starts");
+        let relay = core_setup::spawn_relay(relay_dir.path()).await;
         Env {
             relay,
             relay_dir,
@@ -46,13 +38,7 @@ impl Env {
     /// A device core in a fresh data dir.
     fn device(&mut self, name: &str) -> Core {
         let dir = tempfile::tempdir().unwrap();
-        let core = Core::open(CoreConfig {
-            data_dir: dir.path().to_path_buf(),
-            device_name: name.into(),
-            platform: "linux".into(),
-            use_keychain: false,
-        })
-        .expect("core opens");
+        let core = core_setup::open_core(dir.path(), name);
         self.dirs.push(dir);
         core
     }

@@ -4,6 +4,7 @@
 //! SQLite cache, the crypto and the agent SDK are all real; the agent posts straight to the
 //! relay, the core reaches it only through the proxy.
 
+mod core_setup;
 mod fault_proxy;
 
 use std::collections::BTreeMap;
@@ -13,8 +14,7 @@ use std::time::Duration;
 use fault_proxy::FaultProxy;
 use herald_client::agent::{AgentClient, SendOptions};
 use herald_client::view::CoreEvent;
-use herald_client::{Core, CoreConfig};
-use herald_crypto::ConnectionToken;
+use herald_client::Core;
 use herald_protocol::content::MessageContent;
 use tempfile::TempDir;
 
@@ -35,30 +35,12 @@ struct Rig {
 impl Rig {
     async fn start() -> Rig {
         let relay_dir = tempfile::tempdir().unwrap();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let relay = herald_relay::spawn(
-            herald_relay::RelayConfig {
-                data_dir: relay_dir.path().to_path_buf(),
-                public_url: None,
-                ..Default::default()
-            },
-            listener,
-        )
-        .await
-        .expect("relay starts");
+        let relay = core_setup::spawn_relay(relay_dir.path()).await;
         let proxy = FaultProxy::start(relay.local_addr()).await;
         let device_dir = tempfile::tempdir().unwrap();
-        let core = Core::open(CoreConfig {
-            data_dir: device_dir.path().into(),
-            device_name: "d".into(),
-            platform: "linux".into(),
-            use_keychain: false,
-        })
-        .expect("core opens");
+        let core = core_setup::open_core(device_dir.path(), "d");
         core.create_account(&proxy.url()).await.expect("account");
-        let conn = core.create_connection("bot").await.expect("connection");
-        let agent = AgentClient::new(&relay.url(), ConnectionToken::parse(&conn.token).unwrap())
-            .expect("agent client");
+        let agent = core_setup::connect_agent(&core, &relay.url(), "bot").await;
         let events = Arc::new(Mutex::new(Vec::new()));
         let mut rx = core.subscribe();
         let log = events.clone();

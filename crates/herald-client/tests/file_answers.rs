@@ -3,13 +3,15 @@
 //! downloads it and gets the same bytes; another connection gets 404; bad file answers are
 //! refused before anything is uploaded; a hostile file name cannot escape the output folder.
 
+mod core_setup;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use herald_client::agent::{AgentClient, AnswerOutput, SendOptions, WaitOutcome};
 use herald_client::http::RelayHttp;
 use herald_client::view::AnswerInput;
-use herald_client::{files, Core, CoreConfig, Error};
+use herald_client::{files, Core, Error};
 use herald_crypto::ConnectionToken;
 use herald_protocol::content::{AnswerContent, MessageContent};
 use herald_protocol::MessageId;
@@ -26,24 +28,8 @@ struct Env {
 async fn env() -> Env {
     let dir = tempfile::tempdir().expect("temp dir");
     let relay_dir = dir.path().join("relay");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let relay = herald_relay::spawn(
-        herald_relay::RelayConfig {
-            data_dir: relay_dir.clone(),
-            public_url: None,
-            ..Default::default()
-        },
-        listener,
-    )
-    .await
-    .expect("relay starts");
-    let core = Core::open(CoreConfig {
-        data_dir: dir.path().join("device"),
-        device_name: "Test laptop".into(),
-        platform: "linux".into(),
-        use_keychain: false,
-    })
-    .expect("core opens");
+    let relay = core_setup::spawn_relay(&relay_dir).await;
+    let core = core_setup::open_core(&dir.path().join("device"), "Test laptop");
     core.create_account(&relay.url()).await.expect("account");
     let agent = connection(&core, &relay, "Asking agent").await.0;
     Env {

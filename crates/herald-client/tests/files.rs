@@ -3,13 +3,15 @@
 //! (0600, never over an existing one), refuses a file that does not match its message, and
 //! reports a deleted file as expired.
 
+mod core_setup;
+
 use std::path::Path;
 use std::sync::Arc;
 
 use chrono::TimeDelta;
 use herald_client::agent::{AgentClient, SendOptions};
 use herald_client::http::RelayHttp;
-use herald_client::{files, Core, CoreConfig, Error};
+use herald_client::{files, Core, Error};
 use herald_crypto::ConnectionToken;
 use herald_protocol::content::MessageContent;
 use herald_relay::{AppState, Clock, ManualClock, RelayConfig};
@@ -38,13 +40,7 @@ async fn env() -> Env {
     .expect("relay state");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let relay = herald_relay::spawn_with_state(state, listener).expect("relay starts");
-    let core = Core::open(CoreConfig {
-        data_dir: dir.path().join("device"),
-        device_name: "Test laptop".into(),
-        platform: "linux".into(),
-        use_keychain: false,
-    })
-    .expect("core opens");
+    let core = core_setup::open_core(&dir.path().join("device"), "Test laptop");
     core.create_account(&relay.url()).await.expect("account");
     let created = core.create_connection("Agent").await.expect("connection");
     let token = ConnectionToken::parse(&created.token).expect("token parses");

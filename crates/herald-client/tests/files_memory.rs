@@ -6,13 +6,13 @@
 //! Its own test binary with one test, so nothing else runs in the process while the peak is
 //! measured: `/proc/self/clear_refs` resets the peak (VmHWM) to the current size first.
 
+mod core_setup;
+
 use std::io::{Read, Write};
 use std::path::Path;
 use std::time::Instant;
 
-use herald_client::agent::{AgentClient, SendOptions};
-use herald_client::{Core, CoreConfig};
-use herald_crypto::ConnectionToken;
+use herald_client::agent::SendOptions;
 use herald_protocol::content::MessageContent;
 
 /// The file's size: 100 MB, the largest attachment.
@@ -66,31 +66,10 @@ fn sha256_of(path: &Path) -> Vec<u8> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_100_mb_file_round_trips_in_bounded_memory() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let relay = herald_relay::spawn(
-        herald_relay::RelayConfig {
-            data_dir: dir.path().join("relay"),
-            public_url: None,
-            ..Default::default()
-        },
-        listener,
-    )
-    .await
-    .expect("relay starts");
-    let core = Core::open(CoreConfig {
-        data_dir: dir.path().join("device"),
-        device_name: "Test laptop".into(),
-        platform: "linux".into(),
-        use_keychain: false,
-    })
-    .expect("core opens");
+    let relay = core_setup::spawn_relay(&dir.path().join("relay")).await;
+    let core = core_setup::open_core(&dir.path().join("device"), "Test laptop");
     core.create_account(&relay.url()).await.expect("account");
-    let token = core.create_connection("Agent").await.expect("connection");
-    let agent = AgentClient::new(
-        &relay.url(),
-        ConnectionToken::parse(&token.token).expect("token"),
-    )
-    .expect("agent");
+    let agent = core_setup::connect_agent(&core, &relay.url(), "Agent").await;
     let source = dir.path().join("big.bin");
     write_file(&source, FILE_BYTES);
     let original = sha256_of(&source);

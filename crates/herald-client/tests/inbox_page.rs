@@ -2,9 +2,9 @@
 //! relay and a real cache: the pages walk the whole inbox in `Core::inbox` order with the
 //! decrypted titles, and count the unread messages older than each page.
 
-use herald_client::agent::{AgentClient, SendOptions};
-use herald_client::{Core, CoreConfig};
-use herald_crypto::ConnectionToken;
+mod core_setup;
+
+use herald_client::agent::SendOptions;
 use herald_protocol::content::MessageContent;
 
 fn note(title: &str) -> MessageContent {
@@ -18,28 +18,11 @@ fn note(title: &str) -> MessageContent {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pages_walk_the_inbox_with_titles_and_unread_counts() {
     let relay_dir = tempfile::tempdir().unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let relay = herald_relay::spawn(
-        herald_relay::RelayConfig {
-            data_dir: relay_dir.path().to_path_buf(),
-            public_url: None,
-            ..Default::default()
-        },
-        listener,
-    )
-    .await
-    .expect("relay starts");
+    let relay = core_setup::spawn_relay(relay_dir.path()).await;
     let device_dir = tempfile::tempdir().unwrap();
-    let core = Core::open(CoreConfig {
-        data_dir: device_dir.path().into(),
-        device_name: "d".into(),
-        platform: "linux".into(),
-        use_keychain: false,
-    })
-    .expect("core opens");
+    let core = core_setup::open_core(device_dir.path(), "d");
     core.create_account(&relay.url()).await.expect("account");
-    let c = core.create_connection("bot").await.expect("connection");
-    let agent = AgentClient::new(&c.relay_url, ConnectionToken::parse(&c.token).unwrap()).unwrap();
+    let agent = core_setup::connect_agent(&core, &relay.url(), "bot").await;
     let n = 23;
     for i in 0..n {
         agent

@@ -3,12 +3,12 @@
 //! background, emits `MessageRendered`, and later opens return the full render from memory.
 //! Real relay on 127.0.0.1:0, real SQLite cache, real crypto.
 
+mod core_setup;
+
 use std::time::Duration;
 
-use herald_client::agent::{AgentClient, SendOptions};
+use herald_client::agent::SendOptions;
 use herald_client::view::CoreEvent;
-use herald_client::{Core, CoreConfig};
-use herald_crypto::ConnectionToken;
 use herald_protocol::content::MessageContent;
 use serde_json::json;
 
@@ -24,31 +24,10 @@ fn long_code_body() -> String {
 async fn long_code_is_coloured_after_the_first_paint_and_cached() {
     let relay_dir = tempfile::tempdir().unwrap();
     let device_dir = tempfile::tempdir().unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let relay = herald_relay::spawn(
-        herald_relay::RelayConfig {
-            data_dir: relay_dir.path().to_path_buf(),
-            public_url: None,
-            ..Default::default()
-        },
-        listener,
-    )
-    .await
-    .expect("relay starts");
-    let core = Core::open(CoreConfig {
-        data_dir: device_dir.path().to_path_buf(),
-        device_name: "Test laptop".into(),
-        platform: "linux".into(),
-        use_keychain: false,
-    })
-    .expect("core opens");
+    let relay = core_setup::spawn_relay(relay_dir.path()).await;
+    let core = core_setup::open_core(device_dir.path(), "Test laptop");
     core.create_account(&relay.url()).await.expect("account");
-    let connection = core.create_connection("report-bot").await.unwrap();
-    let agent = AgentClient::new(
-        &connection.relay_url,
-        ConnectionToken::parse(&connection.token).unwrap(),
-    )
-    .unwrap();
+    let agent = core_setup::connect_agent(&core, &relay.url(), "report-bot").await;
 
     let body = long_code_body();
     let long: MessageContent =

@@ -5,12 +5,14 @@
 //! on the answering device too; and rows that did not open are read again once the keys
 //! change (docs/devices.md, "Revoking a device").
 
+mod core_setup;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use herald_client::agent::{AgentClient, SendOptions, WaitOutcome};
 use herald_client::view::AnswerInput;
-use herald_client::{Core, CoreConfig};
+use herald_client::Core;
 use herald_crypto::ConnectionToken;
 use herald_protocol::content::MessageContent;
 use herald_protocol::MessageId;
@@ -25,17 +27,7 @@ struct Env {
 impl Env {
     async fn new() -> Env {
         let relay_dir = tempfile::tempdir().unwrap();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let relay = herald_relay::spawn(
-            herald_relay::RelayConfig {
-                data_dir: relay_dir.path().to_path_buf(),
-                public_url: None,
-                ..Default::default()
-            },
-            listener,
-        )
-        .await
-        .expect("relay starts");
+        let relay = core_setup::spawn_relay(relay_dir.path()).await;
         Env {
             relay,
             _relay_dir: relay_dir,
@@ -64,13 +56,7 @@ impl Env {
 
 /// The core of the device in `dir` (as a new `herald` process would open it).
 fn open(dir: &Path, name: &str) -> Core {
-    Core::open(CoreConfig {
-        data_dir: dir.to_path_buf(),
-        device_name: name.into(),
-        platform: "linux".into(),
-        use_keychain: false,
-    })
-    .expect("core opens")
+    core_setup::open_core(dir, name)
 }
 
 fn content(v: serde_json::Value) -> MessageContent {

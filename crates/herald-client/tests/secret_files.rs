@@ -5,13 +5,16 @@
 //! the upload 15 minutes after the answer (relay clock moved by the test). Real relay on
 //! 127.0.0.1:0, real SQLite, real crypto.
 
+mod core_setup;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use core_setup::open_core;
 use herald_client::agent::{AgentClient, AnswerOutput, SendOptions, WaitOutcome};
 use herald_client::view::AnswerInput;
-use herald_client::{Core, CoreConfig};
+use herald_client::Core;
 use herald_protocol::content::MessageContent;
 use herald_protocol::secrets::is_secret_marker;
 use herald_relay::{AppState, Clock, ManualClock, RelayConfig, RunningRelay};
@@ -55,16 +58,6 @@ async fn env() -> Env {
         core,
         recovery_key: onboard.recovery_key,
     }
-}
-
-fn open_core(dir: &Path, name: &str) -> Core {
-    Core::open(CoreConfig {
-        data_dir: dir.to_path_buf(),
-        device_name: name.into(),
-        platform: "linux".into(),
-        use_keychain: false,
-    })
-    .expect("core opens")
 }
 
 impl Env {

@@ -3,12 +3,14 @@
 //! asking connection only and once; the device's cache never holds the secret; secret offers
 //! are handed over once; a relay that substitutes the offer key is refused by the sender.
 
+mod core_setup;
+
 use std::sync::Arc;
 use std::time::Duration;
 
 use herald_client::agent::{AgentClient, OfferOutcome, SendOptions, WaitOutcome};
 use herald_client::view::{AnswerInput, MessageKind};
-use herald_client::{Core, CoreConfig};
+use herald_client::Core;
 use herald_crypto::{AccountKeys, ConnectionToken, OneTimeKey};
 use herald_protocol::content::MessageContent;
 use herald_protocol::envelope::{CertificateBody, Envelope};
@@ -41,13 +43,7 @@ async fn env() -> Env {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let relay = herald_relay::spawn_with_state(state, listener).expect("relay starts");
     let device_dir = tempfile::tempdir().unwrap();
-    let core = Core::open(CoreConfig {
-        data_dir: device_dir.path().to_path_buf(),
-        device_name: "Test laptop".into(),
-        platform: "linux".into(),
-        use_keychain: false,
-    })
-    .expect("core opens");
+    let core = core_setup::open_core(device_dir.path(), "Test laptop");
     core.create_account(&relay.url()).await.expect("account");
     Env {
         relay,

@@ -2,11 +2,13 @@
 //! messages sent while the device was away (reconnect with backoff, no gap), and repeated
 //! catch-ups that change nothing.
 
+mod core_setup;
+
 use std::time::Duration;
 
 use herald_client::agent::{AgentClient, SendOptions};
 use herald_client::view::CoreEvent;
-use herald_client::{Core, CoreConfig};
+use herald_client::Core;
 use herald_crypto::ConnectionToken;
 use herald_protocol::content::MessageContent;
 
@@ -25,13 +27,7 @@ async fn start_relay(dir: &std::path::Path, addr: &str) -> herald_relay::Running
 }
 
 fn open(dir: &std::path::Path) -> Core {
-    Core::open(CoreConfig {
-        data_dir: dir.into(),
-        device_name: "d".into(),
-        platform: "linux".into(),
-        use_keychain: false,
-    })
-    .expect("core opens")
+    core_setup::open_core(dir, "d")
 }
 
 fn note(title: &str) -> MessageContent {

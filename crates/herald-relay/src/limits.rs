@@ -10,10 +10,9 @@ use std::collections::HashMap;
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 use std::sync::Mutex;
 
-use axum::extract::{ConnectInfo, FromRequestParts, Request, State};
+use axum::extract::{ConnectInfo, FromRequestParts, State};
 use axum::http::request::Parts;
 use axum::http::{header, HeaderValue};
-use axum::middleware::Next;
 use axum::response::Response;
 use chrono::{DateTime, Utc};
 
@@ -163,14 +162,9 @@ pub fn seconds_to_next_window(now: DateTime<Utc>) -> u64 {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct RateLimited;
 
-/// Middleware: a `rate_limited` refusal of these budgets gets `Retry-After`, the seconds to
-/// the next window on the relay's clock.
-pub(crate) async fn retry_after(
-    State(state): State<AppState>,
-    request: Request,
-    next: Next,
-) -> Response {
-    let mut response = next.run(request).await;
+/// Response map (`axum::middleware::map_response_with_state`): a `rate_limited` refusal of
+/// these budgets gets `Retry-After`, the seconds to the next window on the relay's clock.
+pub(crate) async fn retry_after(State(state): State<AppState>, mut response: Response) -> Response {
     if response.extensions().get::<RateLimited>().is_some()
         && !response.headers().contains_key(header::RETRY_AFTER)
     {

@@ -8,20 +8,18 @@ mod agent_common;
 mod common;
 
 use std::net::{IpAddr, Ipv4Addr};
-use std::sync::Arc;
 use std::time::Duration;
 
-use chrono::{DurationRound, TimeDelta, Utc};
 use common::*;
 use futures_util::StreamExt;
 use herald_protocol::ErrorCode;
 use herald_relay::http_server::HttpLimits;
-use herald_relay::{AppState, Clock, ManualClock, RelayConfig, RunningRelay};
+use herald_relay::{RelayConfig, RunningRelay};
 use herald_testkit::fixtures;
 use reqwest::Method;
 use serde_json::json;
 use tempfile::TempDir;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 
@@ -30,24 +28,8 @@ const BOUND: Duration = Duration::from_secs(30);
 
 /// A relay with `config` (its data directory filled in) and a frozen manual clock.
 async fn start(config: RelayConfig) -> (RunningRelay, TempDir) {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let now = Utc::now()
-        .duration_trunc(TimeDelta::milliseconds(1))
-        .expect("truncating now");
-    let clock = Arc::new(ManualClock::new(now));
-    let state = AppState::open_with_clock(
-        RelayConfig {
-            data_dir: dir.path().to_path_buf(),
-            ..config
-        },
-        clock as Arc<dyn Clock>,
-    )
-    .expect("opening the relay");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("binding 127.0.0.1:0");
-    let relay = herald_relay::spawn_with_state(state, listener).expect("starting the relay");
-    (relay, dir)
+    let started = agent_common::ManualRelay::start(config).await;
+    (started.relay, started.dir)
 }
 
 fn http(limits: HttpLimits) -> RelayConfig {
@@ -59,7 +41,7 @@ fn http(limits: HttpLimits) -> RelayConfig {
 
 /// Reads until the relay closes the connection (EOF or reset); returns what arrived. Panics
 /// when the connection is still open after [`BOUND`].
-async fn read_to_close(stream: &mut TcpStream) -> Vec<u8> {
+async fn read_to_close(stream: &mut (impl AsyncRead + Unpin)) -> Vec<u8> {
     let mut seen = Vec::new();
     let mut buf = [0u8; 4096];
     loop {
@@ -73,42 +55,46 @@ async fn read_to_close(stream: &mut TcpStream) -> Vec<u8> {
     }
 }
 
-#[tokio::test]
-async fn a_request_head_that_never_ends_is_cut_off() {
-    let (relay, _dir) = start(http(HttpLimits {
+/// Writes `bytes` on a new connection to a relay with `limits`, then reads until the relay
+/// closes it; returns what arrived.
+async fn written_until_closed(limits: HttpLimits, bytes: &[u8]) -> String {
+    let (relay, _dir) = start(http(limits)).await;
+    let mut stream = TcpStream::connect(relay.local_addr()).await.unwrap();
+    stream.write_all(bytes).await.unwrap();
+    let seen = read_to_close(&mut stream).await;
+    relay.shutdown().await;
+    String::from_utf8_lossy(&seen).into_owned()
+}
+
+/// A 500 ms budget for a request head, and so for an idle kept-alive connection.
+fn short_head_timeout() -> HttpLimits {
+    HttpLimits {
         header_read_timeout: Duration::from_millis(500),
         ..Default::default()
-    }))
-    .await;
-    let mut stream = TcpStream::connect(relay.local_addr()).await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn a_request_head_that_never_ends_is_cut_off() {
     // A slowloris: a head that is never finished.
-    stream
-        .write_all(b"GET /health HTTP/1.1\r\nHost: relay\r\nX-Slow: 1\r\n")
-        .await
-        .unwrap();
-    read_to_close(&mut stream).await;
-    relay.shutdown().await;
+    written_until_closed(
+        short_head_timeout(),
+        b"GET /health HTTP/1.1\r\nHost: relay\r\nX-Slow: 1\r\n",
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn an_idle_kept_alive_connection_is_closed() {
-    let (relay, _dir) = start(http(HttpLimits {
-        header_read_timeout: Duration::from_millis(500),
-        ..Default::default()
-    }))
+    let text = written_until_closed(
+        short_head_timeout(),
+        b"GET /health HTTP/1.1\r\nHost: relay\r\n\r\n",
+    )
     .await;
-    let mut stream = TcpStream::connect(relay.local_addr()).await.unwrap();
-    stream
-        .write_all(b"GET /health HTTP/1.1\r\nHost: relay\r\n\r\n")
-        .await
-        .unwrap();
-    let seen = read_to_close(&mut stream).await;
-    let text = String::from_utf8_lossy(&seen);
     assert!(
         text.starts_with("HTTP/1.1 200"),
         "the request is answered before the idle connection is closed: {text}"
     );
-    relay.shutdown().await;
 }
 
 #[tokio::test]
@@ -126,19 +112,7 @@ async fn a_request_head_over_the_buffer_is_refused() {
             }
         }
     };
-    let reader = async move {
-        let mut seen = Vec::new();
-        let mut buf = [0u8; 4096];
-        loop {
-            match tokio::time::timeout(BOUND, read.read(&mut buf))
-                .await
-                .expect("the relay answers or closes in time")
-            {
-                Ok(0) | Err(_) => return seen,
-                Ok(n) => seen.extend_from_slice(&buf[..n]),
-            }
-        }
-    };
+    let reader = async move { read_to_close(&mut read).await };
     let ((), seen) = tokio::join!(writer, reader);
     let text = String::from_utf8_lossy(&seen);
     assert!(
@@ -150,27 +124,20 @@ async fn a_request_head_over_the_buffer_is_refused() {
 
 #[tokio::test]
 async fn a_stalled_request_body_fails() {
-    let (relay, _dir) = start(http(HttpLimits {
-        body_idle_timeout: Duration::from_millis(500),
-        ..Default::default()
-    }))
-    .await;
-    let mut stream = TcpStream::connect(relay.local_addr()).await.unwrap();
     // An unauthenticated route that reads its body; 10 of 1,000 bytes, then nothing.
-    stream
-        .write_all(
-            b"POST /accounts HTTP/1.1\r\nHost: relay\r\nContent-Type: application/json\r\n\
-              Content-Length: 1000\r\n\r\n{\"account\"",
-        )
-        .await
-        .unwrap();
-    let seen = read_to_close(&mut stream).await;
-    let text = String::from_utf8_lossy(&seen);
+    let text = written_until_closed(
+        HttpLimits {
+            body_idle_timeout: Duration::from_millis(500),
+            ..Default::default()
+        },
+        b"POST /accounts HTTP/1.1\r\nHost: relay\r\nContent-Type: application/json\r\n\
+          Content-Length: 1000\r\n\r\n{\"account\"",
+    )
+    .await;
     assert!(
         text.is_empty() || text.starts_with("HTTP/1.1 4"),
         "an error or a closed connection: {text}"
     );
-    relay.shutdown().await;
 }
 
 #[tokio::test]
@@ -325,18 +292,13 @@ async fn a_socket_that_stops_answering_pings_is_dropped_and_its_device_offline()
 
 /// GETs an unknown recovery key id from `local` (a loopback address) until refused.
 async fn exhaust_failures(url: &str, local: IpAddr, forwarded: Option<&str>) -> usize {
-    let client = reqwest::Client::builder()
-        .local_address(local)
-        .build()
-        .unwrap();
+    let client = client_from(local);
     // More attempts than any per-client budget allows.
     for n in 1..=200 {
-        let unknown = herald_crypto::RecoveryKey::generate().recipient().key_id;
-        let mut req = client.get(format!("{url}/keys/backup/{unknown}"));
-        if let Some(f) = forwarded {
-            req = req.header("X-Forwarded-For", f);
-        }
-        let resp = req.send().await.unwrap();
+        let resp = unknown_key_lookup(&client, url, forwarded)
+            .send()
+            .await
+            .unwrap();
         if resp.status().as_u16() == 429 {
             let retry: u64 = resp
                 .headers()
@@ -357,16 +319,34 @@ async fn exhaust_failures(url: &str, local: IpAddr, forwarded: Option<&str>) -> 
 
 /// One unknown-key lookup from `local` (with an optional `X-Forwarded-For`): its status.
 async fn lookup(url: &str, local: IpAddr, forwarded: Option<&str>) -> u16 {
-    let client = reqwest::Client::builder()
+    unknown_key_lookup(&client_from(local), url, forwarded)
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+/// An HTTP client whose connections leave from `local`.
+fn client_from(local: IpAddr) -> reqwest::Client {
+    reqwest::Client::builder()
         .local_address(local)
         .build()
-        .unwrap();
+        .unwrap()
+}
+
+/// A GET of a fresh unknown recovery key id (with an optional `X-Forwarded-For`).
+fn unknown_key_lookup(
+    client: &reqwest::Client,
+    url: &str,
+    forwarded: Option<&str>,
+) -> reqwest::RequestBuilder {
     let unknown = herald_crypto::RecoveryKey::generate().recipient().key_id;
-    let mut req = client.get(format!("{url}/keys/backup/{unknown}"));
-    if let Some(f) = forwarded {
-        req = req.header("X-Forwarded-For", f);
+    let req = client.get(format!("{url}/keys/backup/{unknown}"));
+    match forwarded {
+        Some(f) => req.header("X-Forwarded-For", f),
+        None => req,
     }
-    req.send().await.unwrap().status().as_u16()
 }
 
 const ONE: IpAddr = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 1));

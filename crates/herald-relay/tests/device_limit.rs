@@ -4,46 +4,16 @@
 //! again once a device is revoked. Real relay, real keys (herald-testkit `real`).
 
 mod common;
+mod device_common;
 
 use common::*;
-use herald_crypto::seal_bundle_to_device;
-use herald_protocol::devices::{CreatePairingResponse, EnrolDeviceResponse, MAX_DEVICES};
-use herald_protocol::envelope::b64_encode;
+use device_common::*;
+use herald_protocol::devices::{EnrolDeviceResponse, MAX_DEVICES};
 use herald_protocol::{DeviceId, ErrorCode, PairingId};
 use herald_testkit::real::{self, RealAccount, CREATED_AT};
 use herald_testkit::TestRelay;
 use reqwest::Method;
-use serde_json::{json, Value};
-
-/// Enrols one device with the recovery path; returns the raw response.
-async fn try_enrol(url: &str, a: &RealAccount) -> (reqwest::Response, herald_crypto::DeviceKeys) {
-    let (_, keys, cert) = a.certify_new_device("Spare");
-    let resp = call(
-        url,
-        Method::POST,
-        "/keys/devices",
-        None,
-        Some(json!({ "certificate": cert })),
-    )
-    .await;
-    (resp, keys)
-}
-
-/// A pairing request whose new device holds the fixed public keys [1;32] / [2;32].
-async fn new_pairing(url: &str) -> (PairingId, CreatePairingResponse) {
-    let id = PairingId::from_random(&herald_testkit::fixtures::random_bytes());
-    let body = json!({
-        "id": id,
-        "name": "New laptop",
-        "platform": "linux",
-        "signingKey": b64_encode(&[1u8; 32]),
-        "encryptionKey": b64_encode(&[2u8; 32]),
-        "spakeMessage": b64_encode(&[3u8; 33]),
-    });
-    let resp = call(url, Method::POST, "/keys/pairings", None, Some(body)).await;
-    assert_eq!(resp.status().as_u16(), 201, "a pairing request is created");
-    (id, resp.json().await.unwrap())
-}
+use serde_json::json;
 
 async fn respond(url: &str, a: &RealAccount, id: &PairingId) -> reqwest::Response {
     call(
@@ -51,9 +21,7 @@ async fn respond(url: &str, a: &RealAccount, id: &PairingId) -> reqwest::Respons
         Method::POST,
         &format!("/keys/pairings/{id}/response"),
         Some(&a.device_token),
-        Some(
-            json!({"spakeMessage": b64_encode(&[4u8; 33]), "confirmation": b64_encode(&[5u8; 32])}),
-        ),
+        Some(response_body()),
     )
     .await
 }
@@ -74,27 +42,6 @@ async fn complete(url: &str, a: &RealAccount, id: &PairingId) -> reqwest::Respon
     .await
 }
 
-/// A rotation that revokes one device: bundles for every other live device.
-fn rotation(
-    a: &RealAccount,
-    remaining: &[(DeviceId, herald_crypto::Recipient)],
-) -> (Value, herald_crypto::AccountKeys) {
-    let mut rotated = a.keys.clone();
-    rotated.rotate_encryption_key();
-    let epoch = rotated.current_epoch();
-    let bundles: Vec<Value> = remaining
-        .iter()
-        .map(|(id, r)| {
-            json!({"deviceId": id, "sealedBundle": b64_encode(&seal_bundle_to_device(&rotated, r, id).unwrap())})
-        })
-        .collect();
-    let body = json!({
-        "encryptionKey": rotated.encryption_key_certificate(epoch, CREATED_AT).unwrap(),
-        "bundles": bundles,
-    });
-    (body, rotated)
-}
-
 #[tokio::test]
 async fn an_account_holds_at_most_max_devices_until_one_is_revoked() {
     let relay = TestRelay::start().await;
@@ -108,14 +55,7 @@ async fn an_account_holds_at_most_max_devices_until_one_is_revoked() {
         204,
         "answered"
     );
-    let resp = call(
-        url,
-        Method::POST,
-        &format!("/keys/pairings/{early}/confirmation"),
-        Some(&created.poll_token),
-        Some(json!({"confirmation": b64_encode(&[6u8; 32])})),
-    )
-    .await;
+    let resp = confirm(url, &early, &created.poll_token).await;
     assert_eq!(resp.status().as_u16(), 204, "confirmed by the new device");
     // And one still waiting for its response.
     let (late, _) = new_pairing(url).await;
@@ -123,13 +63,13 @@ async fn an_account_holds_at_most_max_devices_until_one_is_revoked() {
     // Fill the account: its first device plus MAX_DEVICES - 1 enrolled ones.
     let mut others: Vec<(DeviceId, herald_crypto::Recipient)> = Vec::new();
     for _ in 1..MAX_DEVICES {
-        let (resp, keys) = try_enrol(url, &a).await;
+        let (resp, keys) = try_enrol(url, &a, "Spare").await;
         assert_eq!(resp.status().as_u16(), 201, "enrolled below the limit");
         let enrolled: EnrolDeviceResponse = resp.json().await.unwrap();
         others.push((enrolled.device_id, keys.recipient()));
     }
 
-    let (resp, _) = try_enrol(url, &a).await;
+    let (resp, _) = try_enrol(url, &a, "Spare").await;
     let body = expect_error(
         resp,
         ErrorCode::DeviceLimitReached,
@@ -158,7 +98,9 @@ async fn an_account_holds_at_most_max_devices_until_one_is_revoked() {
     let (target, _) = others.remove(0);
     let mut remaining = others.clone();
     remaining.push((a.device_id.clone(), a.device_keys.recipient()));
-    let (body, _rotated) = rotation(&a, &remaining);
+    let mut rotated = a.keys.clone();
+    rotated.rotate_encryption_key();
+    let body = rotation(&a, &rotated, &remaining);
     let resp = call(
         url,
         Method::DELETE,
@@ -173,7 +115,7 @@ async fn an_account_holds_at_most_max_devices_until_one_is_revoked() {
         201,
         "the waiting pairing completes once there is room"
     );
-    let (resp, _) = try_enrol(url, &a).await;
+    let (resp, _) = try_enrol(url, &a, "Spare").await;
     expect_error(
         resp,
         ErrorCode::DeviceLimitReached,

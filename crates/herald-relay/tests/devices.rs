@@ -4,12 +4,14 @@
 //! keys (herald-testkit `real`), since enrolment verifies the AIK's signature.
 
 mod common;
+mod device_common;
 
 use common::*;
-use herald_crypto::{open_bundle_for_device, seal_bundle_to_device, AccountKeys};
+use device_common::*;
+use herald_crypto::{open_bundle_for_device, AccountKeys};
 use herald_protocol::devices::{
-    CreatePairingResponse, DeviceBundleResponse, DeviceList, EnrolDeviceResponse, PairingList,
-    PairingState, PairingStatus, RecoveryBundle,
+    DeviceBundleResponse, DeviceList, EnrolDeviceResponse, PairingList, PairingState,
+    PairingStatus, RecoveryBundle,
 };
 use herald_protocol::envelope::{b64_decode, b64_encode};
 use herald_protocol::wire::{CreateAccountResponse, KeysResponse};
@@ -17,22 +19,14 @@ use herald_protocol::{ErrorCode, PairingId};
 use herald_testkit::real::{self, RealAccount, CREATED_AT};
 use herald_testkit::TestRelay;
 use reqwest::Method;
-use serde_json::{json, Value};
+use serde_json::json;
 
 async fn enrol(
     url: &str,
     account: &RealAccount,
     name: &str,
 ) -> (EnrolDeviceResponse, herald_crypto::DeviceKeys) {
-    let (_, keys, cert) = account.certify_new_device(name);
-    let resp = call(
-        url,
-        Method::POST,
-        "/keys/devices",
-        None,
-        Some(json!({ "certificate": cert })),
-    )
-    .await;
+    let (resp, keys) = try_enrol(url, account, name).await;
     assert_eq!(
         resp.status().as_u16(),
         201,
@@ -213,29 +207,6 @@ async fn recovery_key_ids_must_match_their_key_and_are_unique() {
     )
     .await;
     relay.shutdown().await;
-}
-
-/// A rotation body: epoch n+1, bundles for `remaining`, the re-sealed backup.
-fn rotation(
-    a: &RealAccount,
-    rotated: &AccountKeys,
-    remaining: &[(herald_protocol::DeviceId, herald_crypto::Recipient)],
-) -> Value {
-    let epoch = rotated.current_epoch();
-    let bundles: Vec<Value> = remaining
-        .iter()
-        .map(|(id, r)| json!({"deviceId": id, "sealedBundle": b64_encode(&seal_bundle_to_device(rotated, r, id).unwrap())}))
-        .collect();
-    let recipient = a.recovery.recipient();
-    json!({
-        "encryptionKey": rotated.encryption_key_certificate(epoch, CREATED_AT).unwrap(),
-        "bundles": bundles,
-        "backup": {
-            "recoveryKeyId": recipient.key_id,
-            "recoveryPublicKey": b64_encode(&recipient.public_key),
-            "sealedBundle": b64_encode(&herald_crypto::seal_bundle_to_recovery(rotated, &recipient).unwrap()),
-        },
-    })
 }
 
 #[tokio::test]
@@ -466,35 +437,6 @@ async fn revoking_a_device_rotates_the_key_atomically() {
     relay.shutdown().await;
 }
 
-fn pairing_body(id: &PairingId) -> Value {
-    json!({
-        "id": id,
-        "name": "New laptop",
-        "platform": "linux",
-        "signingKey": b64_encode(&[1u8; 32]),
-        "encryptionKey": b64_encode(&[2u8; 32]),
-        "spakeMessage": b64_encode(&[3u8; 33]),
-    })
-}
-
-async fn new_pairing(url: &str) -> (PairingId, CreatePairingResponse) {
-    let id = PairingId::from_random(&herald_testkit::fixtures::random_bytes());
-    let resp = call(
-        url,
-        Method::POST,
-        "/keys/pairings",
-        None,
-        Some(pairing_body(&id)),
-    )
-    .await;
-    assert_eq!(resp.status().as_u16(), 201, "a pairing request is created");
-    (id, resp.json().await.unwrap())
-}
-
-fn response_body() -> Value {
-    json!({"spakeMessage": b64_encode(&[4u8; 33]), "confirmation": b64_encode(&[5u8; 32])})
-}
-
 async fn poll(url: &str, id: &PairingId, token: &str) -> reqwest::Response {
     call(
         url,
@@ -647,23 +589,9 @@ async fn a_pairing_takes_one_response_and_hands_the_session_over_once() {
         "and the approving account's statement"
     );
 
-    let resp = call(
-        url,
-        Method::POST,
-        &format!("{path}/confirmation"),
-        Some(&a.device_token),
-        Some(json!({"confirmation": b64_encode(&[6u8; 32])})),
-    )
-    .await;
+    let resp = confirm(url, &id, &a.device_token).await;
     expect_error(resp, ErrorCode::Forbidden, "only the new device confirms").await;
-    let resp = call(
-        url,
-        Method::POST,
-        &format!("{path}/confirmation"),
-        Some(&created.poll_token),
-        Some(json!({"confirmation": b64_encode(&[6u8; 32])})),
-    )
-    .await;
+    let resp = confirm(url, &id, &created.poll_token).await;
     assert_eq!(resp.status().as_u16(), 204, "the new device confirms");
     let state: PairingState = call(url, Method::GET, &path, Some(&a.device_token), None)
         .await
@@ -838,14 +766,7 @@ async fn a_pairing_expires_after_ten_minutes_and_a_failed_one_is_burned() {
         PairingStatus::Failed,
         "the approver sees the failure"
     );
-    let resp = call(
-        url,
-        Method::POST,
-        &format!("{path}/confirmation"),
-        Some(&created.poll_token),
-        Some(json!({"confirmation": b64_encode(&[6u8; 32])})),
-    )
-    .await;
+    let resp = confirm(url, &id, &created.poll_token).await;
     expect_error(
         resp,
         ErrorCode::PairingFailed,

@@ -9,23 +9,17 @@ use std::time::Duration;
 
 use herald_client::agent::{AgentClient, SendOptions};
 use herald_client::view::{CoreEvent, MessageSummary};
-use herald_client::{Core, CoreConfig};
+use herald_client::Core;
 use herald_crypto::ConnectionToken;
 use herald_protocol::content::MessageContent;
 use herald_testkit::TestRelay;
 use serde_json::json;
 use tokio::sync::broadcast::Receiver;
 
-/// Opens the core on `dir` with the 0600 key file (no keychain).
-pub fn open_core(dir: &Path, name: &str) -> Core {
-    Core::open(CoreConfig {
-        data_dir: dir.to_path_buf(),
-        device_name: name.into(),
-        platform: "linux".into(),
-        use_keychain: false,
-    })
-    .expect("core opens")
-}
+#[path = "../core_setup/mod.rs"]
+mod core_setup;
+
+pub use core_setup::open_core;
 
 /// A relay, one device with an account, and an agent connection.
 pub struct World {

@@ -109,12 +109,12 @@ pub fn router(state: AppState) -> Router {
     crate::mcp::router(state, api.clone())
         .merge(api)
         // Every 429 says when to retry (docs/protocol.md, "Connection limits").
-        .layer(axum::middleware::from_fn_with_state(
+        .layer(axum::middleware::map_response_with_state(
             clock.clone(),
             crate::limits::retry_after,
         ))
         // `Date` from the relay's clock: clients judge expiry by it (docs/faults.md).
-        .layer(axum::middleware::from_fn_with_state(
+        .layer(axum::middleware::map_response_with_state(
             clock,
             relay_date::relay_date,
         ))

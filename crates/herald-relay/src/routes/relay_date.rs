@@ -3,9 +3,8 @@
 //! deadlines and expiry by the relay's time (docs/faults.md, "Relay time only"). With the
 //! wall clock the two are the same; with a test's manual clock the header follows it.
 
-use axum::extract::{Request, State};
+use axum::extract::State;
 use axum::http::{header, HeaderValue};
-use axum::middleware::Next;
 use axum::response::Response;
 
 use crate::state::AppState;
@@ -16,13 +15,9 @@ fn imf_fixdate(state: &AppState) -> Option<HeaderValue> {
     HeaderValue::from_str(&text).ok()
 }
 
-/// Middleware: sets `Date` from the relay's clock (hyper keeps a `Date` a handler set).
-pub(crate) async fn relay_date(
-    State(state): State<AppState>,
-    req: Request,
-    next: Next,
-) -> Response {
-    let mut resp = next.run(req).await;
+/// Response map (`axum::middleware::map_response_with_state`): sets `Date` from the relay's
+/// clock (hyper keeps a `Date` a handler set).
+pub(crate) async fn relay_date(State(state): State<AppState>, mut resp: Response) -> Response {
     if let Some(value) = imf_fixdate(&state) {
         resp.headers_mut().insert(header::DATE, value);
     }

@@ -30,31 +30,18 @@ impl AgentRelay {
     }
 
     pub async fn start_with(limits: AgentLimits, public_url: Option<String>) -> AgentRelay {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let now = Utc::now()
-            .duration_trunc(TimeDelta::milliseconds(1))
-            .expect("truncating now");
-        let clock = Arc::new(ManualClock::new(now));
-        let state = AppState::open_with_clock(
-            RelayConfig {
-                data_dir: dir.path().to_path_buf(),
-                public_url,
-                agent_limits: limits,
-                ..Default::default()
-            },
-            clock.clone() as Arc<dyn Clock>,
-        )
-        .expect("opening the relay");
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("binding 127.0.0.1:0");
-        let relay = spawn_with_state(state.clone(), listener).expect("starting the relay");
+        let started = ManualRelay::start(RelayConfig {
+            public_url,
+            agent_limits: limits,
+            ..Default::default()
+        })
+        .await;
         AgentRelay {
-            url: relay.url(),
-            state,
-            clock,
-            dir,
-            relay: Some(relay),
+            url: started.relay.url(),
+            state: started.state,
+            clock: started.clock,
+            dir: started.dir,
+            relay: Some(started.relay),
         }
     }
 
@@ -65,6 +52,44 @@ impl AgentRelay {
     pub async fn shutdown(mut self) {
         if let Some(r) = self.relay.take() {
             r.shutdown().await;
+        }
+    }
+}
+
+/// A relay on 127.0.0.1:0 over a new temp data dir, on a manual clock frozen at now (whole
+/// milliseconds).
+pub struct ManualRelay {
+    pub relay: RunningRelay,
+    pub state: AppState,
+    pub clock: Arc<ManualClock>,
+    pub dir: TempDir,
+}
+
+impl ManualRelay {
+    /// Starts the relay with `config`, its `data_dir` replaced by the temp dir.
+    pub async fn start(config: RelayConfig) -> ManualRelay {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let now = Utc::now()
+            .duration_trunc(TimeDelta::milliseconds(1))
+            .expect("truncating now");
+        let clock = Arc::new(ManualClock::new(now));
+        let state = AppState::open_with_clock(
+            RelayConfig {
+                data_dir: dir.path().to_path_buf(),
+                ..config
+            },
+            clock.clone() as Arc<dyn Clock>,
+        )
+        .expect("opening the relay");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("binding 127.0.0.1:0");
+        let relay = spawn_with_state(state.clone(), listener).expect("starting the relay");
+        ManualRelay {
+            relay,
+            state,
+            clock,
+            dir,
         }
     }
 }
