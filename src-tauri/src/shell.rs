@@ -65,52 +65,55 @@ pub fn run_app<R: Runtime>(builder: tauri::Builder<R>, config: ShellConfig) -> t
         .plugin(tauri_plugin_opener::init())
         .plugin(tauri_plugin_dialog::init())
         .plugin(navigation_guard())
-        .invoke_handler(crate::startup::gated(gate, tauri::generate_handler![
-            commands::setup_state,
-            commands::create_account,
-            commands::list_connections,
-            commands::create_connection,
-            commands::inbox,
-            commands::inbox_page,
-            commands::message,
-            commands::mark_read,
-            commands::answer,
-            commands::open_external,
-            commands::sync_state,
-            commands::check_recovery_key,
-            commands::revoke_connection,
-            commands::thread,
-            files::pick_file,
-            commands::open_secret_offer,
-            commands::reveal_secret_offer,
-            files::save_attachment,
-            files::attachment_image,
-            devices::unlock_with_recovery_key,
-            devices::start_pairing,
-            devices::wait_pairing,
-            devices::pairing_requests,
-            devices::approve_pairing,
-            devices::devices,
-            devices::revoke_device,
-            devices::reset_account,
-            devices::safety_code,
-            agents::notifications,
-            agents::notification,
-            agents::mark_notification_read,
-            agents::notification_seen,
-            agents::reply_notification,
-            agents::speech_status,
-            agents::quiet_hours,
-            agents::set_quiet_hours,
-            agents::agent_keys,
-            agents::create_agent_key,
-            agents::revoke_agent_key,
-            agents::connectors,
-            agents::approve_connector,
-            agents::deny_connector,
-            agents::revoke_connector,
-            crate::paint::ui_painted,
-        ]))
+        .invoke_handler(crate::startup::gated(
+            gate,
+            tauri::generate_handler![
+                commands::setup_state,
+                commands::create_account,
+                commands::list_connections,
+                commands::create_connection,
+                commands::inbox,
+                commands::inbox_page,
+                commands::message,
+                commands::mark_read,
+                commands::answer,
+                commands::open_external,
+                commands::sync_state,
+                commands::check_recovery_key,
+                commands::revoke_connection,
+                commands::thread,
+                files::pick_file,
+                commands::open_secret_offer,
+                commands::reveal_secret_offer,
+                files::save_attachment,
+                files::attachment_image,
+                devices::unlock_with_recovery_key,
+                devices::start_pairing,
+                devices::wait_pairing,
+                devices::pairing_requests,
+                devices::approve_pairing,
+                devices::devices,
+                devices::revoke_device,
+                devices::reset_account,
+                devices::safety_code,
+                agents::notifications,
+                agents::notification,
+                agents::mark_notification_read,
+                agents::notification_seen,
+                agents::reply_notification,
+                agents::speech_status,
+                agents::quiet_hours,
+                agents::set_quiet_hours,
+                agents::agent_keys,
+                agents::create_agent_key,
+                agents::revoke_agent_key,
+                agents::connectors,
+                agents::approve_connector,
+                agents::deny_connector,
+                agents::revoke_connector,
+                crate::paint::ui_painted,
+            ],
+        ))
         .setup(move |app| {
             let handle = app.handle().clone();
             let data_dir = match config.data_dir.clone() {
@@ -126,6 +129,7 @@ pub fn run_app<R: Runtime>(builder: tauri::Builder<R>, config: ShellConfig) -> t
             let use_keychain = config.use_keychain;
             tauri::async_runtime::spawn(async move {
                 let dir = data_dir.clone();
+                let started = std::time::Instant::now();
                 let opened = tauri::async_runtime::spawn_blocking(move || {
                     // Creates the data dir (mode 0700) when missing; the cache's full page
                     // check waits for the first paint unless the last exit was unclean.
@@ -142,6 +146,8 @@ pub fn run_app<R: Runtime>(builder: tauri::Builder<R>, config: ShellConfig) -> t
                     Ok(Err(error)) => return open_failed(&handle, opener, error.to_string()),
                     Err(error) => return open_failed(&handle, opener, error.to_string()),
                 };
+                let open_ms = started.elapsed().as_secs_f64() * 1e3;
+                tracing::info!(open_ms = format_args!("{open_ms:.1}"), "device core opened");
                 let relay = Arc::new(EmbeddedRelay::new(data_dir.clone()));
                 let answers = AnswerGate::default();
                 let speaker = handle.state::<Speaker>().inner().clone();
@@ -172,7 +178,11 @@ pub fn run_app<R: Runtime>(builder: tauri::Builder<R>, config: ShellConfig) -> t
 }
 
 /// The core did not open: said on stderr (as a failed start always was) and the app exits.
-fn open_failed<R: Runtime>(app: &tauri::AppHandle<R>, opener: crate::startup::Opener, error: String) {
+fn open_failed<R: Runtime>(
+    app: &tauri::AppHandle<R>,
+    opener: crate::startup::Opener,
+    error: String,
+) {
     tracing::error!(%error, "cannot open the device core");
     eprintln!("herald-desktop: could not start: cannot open the device core: {error}");
     opener.failed();
@@ -220,8 +230,13 @@ async fn resume<R: Runtime>(
         }
     }
     crate::startup::first_paint(crate::startup::PAINT_WAIT).await;
+    let started = std::time::Instant::now();
     match core.verify_cache().await {
-        Ok(outcome) => tracing::debug!(?outcome, "cache checked"),
+        Ok(outcome) => {
+            let check_ms = started.elapsed().as_secs_f64() * 1e3;
+            let check_ms = format_args!("{check_ms:.1}");
+            tracing::info!(?outcome, check_ms, "cache checked after the first paint");
+        }
         Err(error) => tracing::error!(%error, "the cache check did not run"),
     }
     if !ready {

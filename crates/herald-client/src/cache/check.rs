@@ -126,6 +126,12 @@ impl Cache {
         }
     }
 
+    /// Whether the pages passed the full check (at open or by [`Cache::verify`]); false
+    /// while a check runs.
+    pub fn checked(&self) -> bool {
+        self.check.verified.try_lock().map(|v| *v).unwrap_or(false)
+    }
+
     /// Records a clean close (removes the marker) without waiting for the last handle to
     /// drop: for a process that exits without running destructors (the desktop app). Call it
     /// after stopping the sync; later writes stay safe (SQLite's WAL), they only go unmarked.
@@ -250,7 +256,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         filled(dir.path());
         let cache = Cache::open_deferred(dir.path()).unwrap();
+        assert!(!cache.checked(), "deferred after a clean close");
         assert_eq!(cache.verify().unwrap(), CheckOutcome::Sound);
+        assert!(cache.checked());
         assert_eq!(corrupt_files(dir.path()), 0);
         assert_eq!(cache.cursor().unwrap(), Revision(400));
         assert_eq!(cache.list().unwrap().len(), 400);

@@ -22,6 +22,9 @@ impl Core {
     /// against the damaged cache's cursor is stored into the fresh one. Errors: `storage` (the
     /// check could not run, or no fresh cache could be made).
     pub async fn verify_cache(&self) -> Result<CheckOutcome> {
+        if self.inner.cache.checked() {
+            return Ok(CheckOutcome::Sound);
+        }
         let task = self
             .inner
             .sync_task
