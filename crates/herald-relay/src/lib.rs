@@ -69,8 +69,8 @@ pub struct RelayConfig {
     /// Connection-level HTTP limits: head and body timeouts, read buffer, connection cap
     /// (docs/protocol.md, "Connection limits").
     pub http_limits: http_server::HttpLimits,
-    /// Trust the first address of `X-Forwarded-For` as the client's (only behind a reverse
-    /// proxy that sets it; off by default). Used by the per-client budgets of
+    /// Trust the last address of `X-Forwarded-For` (the one the proxy appended) as the
+    /// client's (only behind a reverse proxy that sets it; off by default). Used by the per-client budgets of
     /// unauthenticated routes (docs/protocol.md, "Connection limits").
     pub trust_forwarded_for: bool,
     /// Interval of the websocket Ping; a socket that answers none of two in a row is closed

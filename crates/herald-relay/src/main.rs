@@ -44,7 +44,7 @@ struct Args {
     /// Seconds a request body may go without sending a byte.
     #[arg(long, env = "HERALD_RELAY_BODY_TIMEOUT_SECS", default_value_t = herald_relay::http_server::DEFAULT_BODY_IDLE_TIMEOUT.as_secs())]
     body_timeout_secs: u64,
-    /// Take the client's address for per-client budgets from the first X-Forwarded-For entry.
+    /// Take the client's address for per-client budgets from the last X-Forwarded-For entry (the one the proxy added).
     /// Only behind a reverse proxy that sets that header (and strips clients' own); off by
     /// default, when the peer address is used.
     #[arg(long, env = "HERALD_RELAY_TRUST_FORWARDED_FOR")]
