@@ -105,6 +105,22 @@ async fn start_relay(
         .expect("relay start task")
 }
 
+/// Open files this test needs: per client its cache (writer and reader, WAL and shared
+/// memory), its sockets on both sides of the gate and the relay's end, about 14; measured:
+/// 4,096 is too few, 8,192 enough.
+const OPEN_FILES_NEEDED: u64 = 8_192;
+
+/// Raises this process's soft open-file limit to the hard one (many machines start tests at
+/// a soft limit of 1,024), and fails plainly when even the hard limit is too low.
+fn raise_open_file_limit() {
+    let limit = rlimit::increase_nofile_limit(u64::MAX).expect("reading the open-file limit");
+    assert!(
+        limit >= OPEN_FILES_NEEDED,
+        "{CLIENTS} clients need {OPEN_FILES_NEEDED} open files; the hard limit is {limit} \
+         (raise `ulimit -Hn`)"
+    );
+}
+
 async fn stop_relay(rt: &RelayRuntime, relay: herald_relay::RunningRelay) {
     rt.handle
         .spawn(relay.shutdown())
@@ -397,6 +413,7 @@ async fn restart_round(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn relay_restart_under_500_clients_spreads_reconnects_and_loses_nothing() {
+    raise_open_file_limit();
     let relay_dir = scratch_dir();
     let rt = relay_runtime();
     let relay = start_relay(&rt, relay_dir.path(), "127.0.0.1:0").await;
