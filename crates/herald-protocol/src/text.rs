@@ -1,53 +1,119 @@
 //! Rules for single-line labels a person reads to decide something: device, connection,
-//! agent-key and connector names, notification titles. Besides control characters (each
-//! caller refuses those), a label may not carry characters that are invisible yet change what
-//! is shown: bidirectional formatting (Unicode UAX #9: U+061C, U+200E, U+200F,
-//! U+202A–U+202E, U+2066–U+2069), which can make `U+202E gnp.exe` read as `exe.png`, and zero-width
-//! characters that hide or pad text (U+200B, U+2060, U+FEFF, U+180E). The zero-width
-//! (non-)joiners U+200C and U+200D are part of Persian and Indic writing and of emoji
-//! sequences, so they are allowed between two visible characters and refused anywhere else
-//! (leading, trailing, next to a space or another invisible character).
+//! agent-key and connector names, notification titles. A label may not carry characters that
+//! are invisible yet change what is shown, judged by Unicode properties rather than a list:
+//!
+//! - General categories Cc (control), Cf (format: bidirectional controls such as U+202E,
+//!   which can make `U+202E gnp.exe` read as `exe.png`, zero-width spaces, soft hyphen, tag
+//!   characters U+E0000–U+E007F that carry invisible "ASCII smuggling" text, interlinear
+//!   annotations, ...), Zl and Zp (U+2028/U+2029, a second line in a one-line label), Co
+//!   (private use), Cs (surrogates) and Cn (unassigned), from the `unicode-general-category`
+//!   crate (Unicode 16.0).
+//! - The Default_Ignorable_Code_Point characters that are not Cf ([`is_ignorable_non_format`],
+//!   from Unicode's DerivedCoreProperties.txt): combining grapheme joiner, Hangul fillers,
+//!   Khmer inherent vowels, Mongolian free variation selectors, variation selectors.
+//!
+//! Three exceptions keep real writing and emoji: the zero-width (non-)joiners U+200C and
+//! U+200D (Persian and Indic writing, emoji ZWJ sequences) are allowed between two visible
+//! characters; variation selectors (U+FE00–U+FE0F, U+E0100–U+E01EF) and Mongolian free
+//! variation selectors (U+180B–U+180D, U+180F) are allowed right after a visible character
+//! (`❤️` is U+2764 U+FE0F). A non-empty label must also hold at least one visible character
+//! that is not a combining mark and not blank (whitespace, U+2800 braille blank), so names made
+//! of marks, fillers or blanks only are refused.
 
-/// Bidirectional formatting characters and zero-width characters that are never needed in a
-/// label (see the module documentation).
-pub fn is_hidden_format(c: char) -> bool {
+use unicode_general_category::{get_general_category, GeneralCategory as Gc};
+
+/// Variation selectors: VS1–VS16 (U+FE00–U+FE0F), VS17–VS256 (U+E0100–U+E01EF) and the
+/// Mongolian free variation selectors (U+180B–U+180D, U+180F).
+fn is_variation_selector(c: char) -> bool {
     matches!(
         c,
-        '\u{061C}'
-            | '\u{180E}'
-            | '\u{200B}'
-            | '\u{200E}'
-            | '\u{200F}'
-            | '\u{202A}'..='\u{202E}'
-            | '\u{2060}'..='\u{2064}'
-            | '\u{2066}'..='\u{2069}'
-            | '\u{FEFF}'
+        '\u{180B}'..='\u{180D}' | '\u{180F}' | '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}'
     )
+}
+
+/// Default_Ignorable_Code_Point characters (Unicode 16.0 DerivedCoreProperties.txt) whose
+/// general category is not Cf: U+034F combining grapheme joiner, U+115F–U+1160 and U+3164,
+/// U+FFA0 Hangul fillers, U+17B4–U+17B5 Khmer inherent vowels, U+180B–U+180D and U+180F
+/// Mongolian free variation selectors, U+FE00–U+FE0F and U+E0100–U+E01EF variation selectors
+/// (the other ranges of that file are Cf, or Cn reserved code points). No maintained crate
+/// exposes this property, hence the table.
+pub fn is_ignorable_non_format(c: char) -> bool {
+    matches!(
+        c,
+        '\u{034F}'
+            | '\u{115F}'..='\u{1160}'
+            | '\u{17B4}'..='\u{17B5}'
+            | '\u{3164}'
+            | '\u{FFA0}'
+    ) || is_variation_selector(c)
 }
 
 fn is_joiner(c: char) -> bool {
     matches!(c, '\u{200C}' | '\u{200D}')
 }
 
-/// Whether `label` carries a character a reader cannot see that changes or hides the text: a
-/// [`is_hidden_format`] character anywhere, or a zero-width (non-)joiner that is not between
-/// two visible characters.
+/// Characters never allowed in a label: general category Cc, Cf, Zl, Zp, Co, Cs or Cn, or a
+/// Default_Ignorable_Code_Point that is not a variation selector (see the module
+/// documentation). The joiners U+200C/U+200D (Cf) are handled by [`has_hidden_characters`].
+pub fn is_hidden_format(c: char) -> bool {
+    if is_joiner(c) || is_variation_selector(c) {
+        return false;
+    }
+    matches!(
+        get_general_category(c),
+        Gc::Control
+            | Gc::Format
+            | Gc::LineSeparator
+            | Gc::ParagraphSeparator
+            | Gc::PrivateUse
+            | Gc::Surrogate
+            | Gc::Unassigned
+    ) || is_ignorable_non_format(c)
+}
+
+fn is_mark(c: char) -> bool {
+    matches!(
+        get_general_category(c),
+        Gc::NonspacingMark | Gc::SpacingMark | Gc::EnclosingMark
+    )
+}
+
+/// Blank-looking: whitespace or U+2800 BRAILLE PATTERN BLANK.
+fn is_blank(c: char) -> bool {
+    c.is_whitespace() || c == '\u{2800}'
+}
+
+/// A character that shows something: not blank, not hidden, not a joiner or variation
+/// selector (combining marks count: they are drawn on their base).
+fn is_visible(c: char) -> bool {
+    !is_blank(c) && !is_hidden_format(c) && !is_joiner(c) && !is_variation_selector(c)
+}
+
+/// Whether `label` carries a character a reader cannot see that changes or hides the text: an
+/// [`is_hidden_format`] character anywhere, a zero-width (non-)joiner that is not between two
+/// visible characters (a variation selector may stand between the first and the joiner, as in
+/// `❤️‍🔥`), a variation selector that does not follow a visible character, or — for a
+/// non-empty label — no visible character other than combining marks. An empty label is not
+/// hidden (callers refuse it on their own terms).
 pub fn has_hidden_characters(label: &str) -> bool {
     let chars: Vec<char> = label.chars().collect();
-    chars.iter().enumerate().any(|(i, &c)| {
+    let prev = |i: usize| i.checked_sub(1).and_then(|p| chars.get(p)).copied();
+    let hidden = chars.iter().enumerate().any(|(i, &c)| {
         if is_hidden_format(c) {
             return true;
+        }
+        if is_variation_selector(c) {
+            return !prev(i).is_some_and(is_visible);
         }
         if !is_joiner(c) {
             return false;
         }
-        let visible = |o: Option<&char>| {
-            o.is_some_and(|&n| {
-                !n.is_whitespace() && !n.is_control() && !is_joiner(n) && !is_hidden_format(n)
-            })
-        };
-        !(visible(i.checked_sub(1).and_then(|p| chars.get(p))) && visible(chars.get(i + 1)))
-    })
+        // A variation selector before the joiner was checked on its own (it follows a visible
+        // character); the joiner then continues that character.
+        let before = prev(i).is_some_and(|p| is_visible(p) || is_variation_selector(p));
+        !(before && chars.get(i + 1).copied().is_some_and(is_visible))
+    });
+    hidden || (!chars.is_empty() && !chars.iter().any(|&c| is_visible(c) && !is_mark(c)))
 }
 
 #[cfg(test)]
@@ -88,6 +154,72 @@ mod tests {
             "a\u{200D}\u{200D}b",
         ] {
             assert!(has_hidden_characters(bad), "{bad:?}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod property_tests {
+    use super::*;
+
+    #[test]
+    fn review_bypasses_are_refused() {
+        for bad in [
+            "line\u{2028}two",
+            "para\u{2029}two",
+            "soft\u{00AD}hyphen",
+            "tag\u{E0041}\u{E007F}",
+            "\u{E0001}lang",
+            "inhibit\u{206A}",
+            "nominal\u{206F}digits",
+            "anno\u{FFF9}ruby\u{FFFA}base\u{FFFB}",
+            "music\u{1D173}",
+            "music\u{1D17A}",
+            "hiero\u{13430}",
+            "hiero\u{1343F}",
+            "cgj\u{034F}x",
+            "\u{FE0F}",
+            " \u{FE0F}x",
+            "a\u{FE0F}\u{FE0F}",
+            "\u{115F}",
+            "\u{1160}",
+            "\u{3164}",
+            "\u{FFA0}",
+            "x\u{3164}y",
+            "\u{2800}",
+            "\u{2800}\u{2800} ",
+            "\u{0301}\u{0308}",
+            "\u{094D}",
+            "\u{20E3}",
+            "\u{17B4}a",
+            "priv\u{E000}",
+            "unassigned\u{0378}",
+            "a\u{E0100}\u{E0100}",
+        ] {
+            assert!(has_hidden_characters(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn real_names_pass() {
+        for good in [
+            "👩\u{200D}💻 Laptop",
+            "❤\u{FE0F}",
+            "❤\u{FE0F}\u{200D}🔥",
+            "🏳\u{FE0F}\u{200D}🌈 flag",
+            "1\u{FE0F}\u{20E3}",
+            "👍🏽",
+            "می\u{200C}خواهم",
+            "हिन्दी",
+            "क्\u{200D}ष",
+            "日本語のノートパソコン",
+            "Crème brûlée",
+            "e\u{0301}cole",
+            "ᠮᠣᠩᠭᠣᠯ\u{180B}",
+            "a\u{2800}b",
+            "",
+        ] {
+            assert!(!has_hidden_characters(good), "{good:?}");
         }
     }
 }

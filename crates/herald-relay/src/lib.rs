@@ -46,7 +46,7 @@ pub use events::WebhookConfig;
 pub use routes::router;
 pub use state::AppState;
 pub use store::Principal;
-pub use ws::PING_INTERVAL;
+pub use ws::{PING_INTERVAL, WRITE_DEADLINE};
 
 /// Where the relay keeps its data and how it is reached. Build it with
 /// `RelayConfig { data_dir, ..Default::default() }` so new settings keep their defaults.
@@ -76,6 +76,10 @@ pub struct RelayConfig {
     /// Interval of the websocket Ping; a socket that answers none of two in a row is closed
     /// (docs/protocol.md). `None`: [`PING_INTERVAL`].
     pub ws_ping_interval: Option<Duration>,
+    /// Longest one websocket frame may take to be written; a socket whose peer stopped
+    /// reading is dropped past it (docs/protocol.md, `GET /ws`). `None` (or zero):
+    /// [`WRITE_DEADLINE`] (10 s).
+    pub ws_write_timeout: Option<Duration>,
 }
 
 /// How often the sweeper looks for requests past their deadline.

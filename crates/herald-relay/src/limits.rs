@@ -2,9 +2,13 @@
 //! recovery key id cannot be guessed (132 bits of hash over a key derived from 128 random
 //! bits), so these are not what keeps backups safe; they keep a misbehaving client from filling
 //! the relay with pairing requests or hammering lookups. Fixed one-minute windows on the relay's
-//! clock, counted per client address ([`ClientIp`]: IPv4 address or IPv6 /64) under a larger
-//! relay-wide ceiling, so one noisy client does not lock everyone else out. A refusal is 429
-//! `rate_limited` with `Retry-After` (seconds to the next window, [`retry_after`]).
+//! clock, counted per client address ([`ClientIp`]: IPv4 address or IPv6 /64). Failed attempts
+//! have no relay-wide ceiling: ids and tokens are high-entropy, so many addresses guessing
+//! together gain nothing, and a shared ceiling would let a handful of addresses refuse every
+//! genuine recovery lookup and enrolment. Budgets that create rows (pairing requests, OAuth
+//! device authorizations) keep a relay-wide ceiling a hundred times the per-client one,
+//! so it takes a hundred addresses to spend it. A refusal is 429 `rate_limited`
+//! with `Retry-After` (seconds to the next window, [`retry_after`]).
 
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
@@ -23,12 +27,14 @@ const WINDOW_MS: i64 = 60_000;
 /// Failed unauthenticated lookups and enrolments per client per window (unknown recovery key
 /// id, bad certificate signature, unknown pairing poll token).
 pub const MAX_FAILURES_PER_MINUTE: u32 = 120;
-/// Failed unauthenticated attempts per window, all clients together.
-pub const MAX_FAILURES_PER_MINUTE_TOTAL: u32 = 1_200;
 /// New pairing requests per client per window.
 pub const MAX_PAIRINGS_PER_MINUTE: u32 = 60;
-/// New pairing requests per window, all clients together.
-pub const MAX_PAIRINGS_PER_MINUTE_TOTAL: u32 = 600;
+/// New pairing requests per window, all clients together (a hundred clients' worth).
+pub const MAX_PAIRINGS_PER_MINUTE_TOTAL: u32 = 6_000;
+/// Clients one budget tracks per window. Past it a client not yet seen this window is neither
+/// counted nor refused (fail-open: reaching it takes that many addresses within one minute),
+/// which bounds the memory of a budget without a relay-wide ceiling.
+pub const MAX_TRACKED_CLIENTS: usize = 262_144;
 
 /// The client a budget counts against: the peer's address (IPv6: its /64, what one host is
 /// usually given), or with `trust_forwarded_for` the last address of `X-Forwarded-For` (the
@@ -92,14 +98,16 @@ fn forwarded_for(parts: &Parts) -> Option<IpAddr> {
 struct Window {
     start: i64,
     total: u32,
-    /// Spent units per client this window; at most `total` entries, cleared every window.
+    /// Spent units per client this window; at most [`MAX_TRACKED_CLIENTS`] entries, cleared
+    /// every window.
     clients: HashMap<IpAddr, u32>,
 }
 
-/// One fixed-window counter per client, under a relay-wide ceiling.
+/// One fixed-window counter per client, optionally under a relay-wide ceiling.
 #[derive(Debug)]
 pub struct Budget {
     per_client: u32,
+    /// Relay-wide ceiling; `u32::MAX` for none.
     total: u32,
     window: Mutex<Window>,
 }
@@ -118,6 +126,12 @@ impl Budget {
         }
     }
 
+    /// `per_client` units per client per one-minute window and no relay-wide ceiling: one
+    /// client spending its own budget never refuses another.
+    pub fn per_client_only(per_client: u32) -> Budget {
+        Budget::new(per_client, u32::MAX)
+    }
+
     /// Whether the current window has room left for `client` (without spending any).
     pub fn available(&self, client: ClientIp, now: DateTime<Utc>) -> bool {
         let mut w = self.window.lock().unwrap_or_else(|e| e.into_inner());
@@ -133,12 +147,15 @@ impl Budget {
         if w.total >= self.total {
             return false;
         }
+        if w.clients.len() >= MAX_TRACKED_CLIENTS && !w.clients.contains_key(&client.key()) {
+            return true;
+        }
         let spent = w.clients.entry(client.key()).or_insert(0);
         if *spent >= self.per_client {
             return false;
         }
         *spent += 1;
-        w.total += 1;
+        w.total = w.total.saturating_add(1);
         true
     }
 }
@@ -179,14 +196,16 @@ pub(crate) async fn retry_after(State(state): State<AppState>, mut response: Res
 /// The relay's budgets.
 #[derive(Debug)]
 pub struct Limits {
+    /// Failed unauthenticated attempts: per client only ([`MAX_FAILURES_PER_MINUTE`]).
     pub failures: Budget,
+    /// New pairing requests: per client under a relay-wide ceiling.
     pub pairings: Budget,
 }
 
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            failures: Budget::new(MAX_FAILURES_PER_MINUTE, MAX_FAILURES_PER_MINUTE_TOTAL),
+            failures: Budget::per_client_only(MAX_FAILURES_PER_MINUTE),
             pairings: Budget::new(MAX_PAIRINGS_PER_MINUTE, MAX_PAIRINGS_PER_MINUTE_TOTAL),
         }
     }
@@ -226,6 +245,20 @@ mod tests {
         assert!(budget.available(b, t0), "b is not");
         assert!(budget.spend(b, t0), "b spends one");
         assert!(!budget.spend(c, t0), "the relay-wide ceiling holds for c");
+    }
+
+    #[test]
+    fn without_a_ceiling_no_client_refuses_another() {
+        let budget = Budget::per_client_only(2);
+        let t0 = DateTime::<Utc>::from_timestamp_millis(120_000).unwrap();
+        for n in 1..=200u8 {
+            let noisy = ip(&format!("192.0.2.{n}"));
+            assert!(budget.spend(noisy, t0) && budget.spend(noisy, t0));
+            assert!(!budget.spend(noisy, t0), "{noisy:?} is used up");
+        }
+        let fresh = ip("198.51.100.1");
+        assert!(budget.available(fresh, t0), "a fresh client is not refused");
+        assert!(budget.spend(fresh, t0), "and spends its own");
     }
 
     #[test]

@@ -85,6 +85,7 @@ async fn main() -> anyhow::Result<()> {
             },
             trust_forwarded_for: args.trust_forwarded_for,
             ws_ping_interval: None,
+            ws_write_timeout: None,
         },
         listener,
     )

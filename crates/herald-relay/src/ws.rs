@@ -3,7 +3,8 @@
 //! connection: only changes to its own messages). Frames may coalesce; the client reads
 //! `GET /messages?after=<cursor>` either way. A websocket Ping every 20 s keeps proxies from
 //! closing idle sockets; a socket that answers none of [`MAX_UNANSWERED_PINGS`] pings in a row
-//! is closed (1001). A client frame over [`MAX_CLIENT_MESSAGE_BYTES`] closes the socket (1009). On shutdown every socket gets a Close frame (1001, going away); the
+//! is closed (1001). A client frame over [`MAX_CLIENT_MESSAGE_BYTES`] closes the socket (1009); a frame the
+//! relay cannot write within [`WRITE_DEADLINE`] (a peer that stopped reading) drops it. On shutdown every socket gets a Close frame (1001, going away); the
 //! sockets of a revoked device or connection, and every socket of an account that was reset,
 //! get one with 1008 (policy). Sockets per credential and per account are limited
 //! ([`crate::ws_limits`]): a socket replaced by a newer one of its credential gets a Close frame
@@ -20,6 +21,7 @@ use axum::Extension;
 use herald_protocol::wire::ServerFrame;
 use herald_protocol::{ErrorCode, Revision};
 use tokio::sync::broadcast::error::RecvError;
+use tokio_util::sync::CancellationToken;
 
 use crate::auth::Auth;
 use crate::error::ApiError;
@@ -43,6 +45,16 @@ pub const MAX_CLIENT_MESSAGE_BYTES: usize = 16 * 1024;
 /// (code 1001), so a silent peer is dropped within three ping intervals (60 s by default) and
 /// `GET /v1/status` stops calling its device online.
 pub const MAX_UNANSWERED_PINGS: u32 = 2;
+/// Longest one frame (a sync nudge, a Ping, a Close) may take to be written and flushed: 10 s.
+/// A peer that stops reading fills its receive window and then the relay's send buffer, and a
+/// write waits for room that never comes; while it waits, no ping, replacement or shutdown is
+/// handled. Past this deadline the socket is dropped without a Close frame (none could be
+/// written), its slot freed and its device offline. `RelayConfig::ws_write_timeout` overrides
+/// it (docs/protocol.md, `GET /ws`).
+pub const WRITE_DEADLINE: Duration = Duration::from_secs(10);
+/// Longest the Close frame of relay shutdown may take to be written (at most the write
+/// deadline): 1 s, so a socket whose peer stopped reading holds shutdown up no longer.
+const SHUTDOWN_CLOSE_DEADLINE: Duration = Duration::from_secs(1);
 
 pub(crate) async fn upgrade(
     State(state): State<AppState>,
@@ -154,10 +166,53 @@ fn revoked_frame() -> CloseFrame {
     }
 }
 
-async fn send_sync(socket: &mut WebSocket, revision: Revision) -> Result<(), axum::Error> {
-    let text = serde_json::to_string(&ServerFrame::Sync { revision })
-        .expect("a sync frame always serializes");
-    socket.send(Message::Text(text.into())).await
+/// Why a frame was not sent; either way the session ends.
+#[derive(Debug)]
+enum SendFailed {
+    /// The socket failed or was closed.
+    Closed,
+    /// Not written within the write deadline: the peer stopped reading.
+    Stuck,
+    /// The relay is shutting down.
+    ShuttingDown,
+}
+
+/// Writes frames to one socket, each within `deadline`, and gives up on a write the moment
+/// `abort` (the relay's shutdown) fires.
+struct Writer {
+    deadline: Duration,
+    abort: CancellationToken,
+}
+
+impl Writer {
+    async fn send(&self, socket: &mut WebSocket, message: Message) -> Result<(), SendFailed> {
+        tokio::select! {
+            sent = tokio::time::timeout(self.deadline, socket.send(message)) => match sent {
+                Ok(Ok(())) => Ok(()),
+                Ok(Err(_)) => Err(SendFailed::Closed),
+                Err(_) => Err(SendFailed::Stuck),
+            },
+            _ = self.abort.cancelled() => Err(SendFailed::ShuttingDown),
+        }
+    }
+
+    /// Sends a Close frame within the deadline ([`SHUTDOWN_CLOSE_DEADLINE`] during shutdown,
+    /// which does not abort it); the socket is dropped right after, so whether it arrived does
+    /// not matter.
+    async fn close(&self, socket: &mut WebSocket, frame: Option<CloseFrame>) {
+        let deadline = if self.abort.is_cancelled() {
+            self.deadline.min(SHUTDOWN_CLOSE_DEADLINE)
+        } else {
+            self.deadline
+        };
+        let _ = tokio::time::timeout(deadline, socket.send(Message::Close(frame))).await;
+    }
+
+    async fn sync(&self, socket: &mut WebSocket, revision: Revision) -> Result<(), SendFailed> {
+        let text = serde_json::to_string(&ServerFrame::Sync { revision })
+            .expect("a sync frame always serializes");
+        self.send(socket, Message::Text(text.into())).await
+    }
 }
 
 async fn latest(state: &AppState, principal: &Principal) -> Option<Revision> {
@@ -186,16 +241,24 @@ async fn session(
     // Subscribe before reading the revision, so no change falls between the two.
     let mut changes = state.hub().subscribe(principal.account());
     let shutdown = state.shutdown_token().clone();
+    let writer = Writer {
+        deadline: state
+            .config()
+            .ws_write_timeout
+            .filter(|d| !d.is_zero())
+            .unwrap_or(WRITE_DEADLINE),
+        abort: shutdown.clone(),
+    };
     // A revocation between the upgrade and the subscription was not seen: look once.
     if revoked_meanwhile(&state, token).await {
-        let _ = socket.send(Message::Close(Some(revoked_frame()))).await;
+        writer.close(&mut socket, Some(revoked_frame())).await;
         return;
     }
     let Some(current) = latest(&state, &principal).await else {
-        let _ = socket.send(Message::Close(None)).await;
+        writer.close(&mut socket, None).await;
         return;
     };
-    if send_sync(&mut socket, current).await.is_err() {
+    if writer.sync(&mut socket, current).await.is_err() {
         return;
     }
     let every = state
@@ -210,7 +273,7 @@ async fn session(
         tokio::select! {
             _ = shutdown.cancelled() => {
                 let frame = CloseFrame { code: close_code::AWAY, reason: "relay shutting down".into() };
-                let _ = socket.send(Message::Close(Some(frame))).await;
+                writer.close(&mut socket, Some(frame)).await;
                 break;
             }
             _ = slot.replaced.cancelled() => {
@@ -218,18 +281,19 @@ async fn session(
                     code: crate::ws_limits::REPLACED_CLOSE_CODE,
                     reason: "replaced by a newer socket of this credential".into(),
                 };
-                let _ = socket.send(Message::Close(Some(frame))).await;
+                writer.close(&mut socket, Some(frame)).await;
                 break;
             }
             _ = ping.tick() => {
                 if unanswered >= MAX_UNANSWERED_PINGS {
                     tracing::info!(account = %principal.account(), "ws: no pong, closing");
                     let frame = CloseFrame { code: close_code::AWAY, reason: "no pong".into() };
-                    let _ = socket.send(Message::Close(Some(frame))).await;
+                    writer.close(&mut socket, Some(frame)).await;
                     break;
                 }
                 unanswered += 1;
-                if socket.send(Message::Ping(Default::default())).await.is_err() {
+                if let Err(e) = writer.send(&mut socket, Message::Ping(Default::default())).await {
+                    stuck(&principal, &e);
                     break;
                 }
             }
@@ -250,11 +314,12 @@ async fn session(
                     Err(RecvError::Closed) => break,
                 };
                 if nudge.revoked {
-                    let _ = socket.send(Message::Close(Some(revoked_frame()))).await;
+                    writer.close(&mut socket, Some(revoked_frame())).await;
                     break;
                 }
                 if let Some(revision) = nudge.revision {
-                    if send_sync(&mut socket, revision).await.is_err() {
+                    if let Err(e) = writer.sync(&mut socket, revision).await {
+                        stuck(&principal, &e);
                         break;
                     }
                 }
@@ -267,7 +332,7 @@ async fn session(
                             code: close_code::SIZE,
                             reason: "frame too big".into(),
                         };
-                        let _ = socket.send(Message::Close(Some(frame))).await;
+                        writer.close(&mut socket, Some(frame)).await;
                     }
                     break;
                 }
@@ -276,6 +341,13 @@ async fn session(
                 Some(Ok(_)) => unanswered = 0,
             },
         }
+    }
+}
+
+/// Logs a session ended by a write past its deadline.
+fn stuck(principal: &Principal, failed: &SendFailed) {
+    if matches!(failed, SendFailed::Stuck) {
+        tracing::info!(account = %principal.account(), "ws: peer stopped reading, dropping");
     }
 }
 

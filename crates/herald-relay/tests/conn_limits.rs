@@ -373,6 +373,40 @@ async fn one_noisy_client_does_not_lock_others_out() {
 }
 
 #[tokio::test]
+async fn many_clients_spending_their_failures_do_not_refuse_a_genuine_recovery() {
+    let (relay, _dir) = start(RelayConfig::default()).await;
+    let url = relay.url();
+    let account = herald_testkit::real::create_account(&url).await;
+    // Eleven addresses spend their whole failure budgets: more failures in all (11 × 120) than
+    // any relay-wide ceiling of ten clients' worth would allow.
+    for last in 10..=20 {
+        let noisy = IpAddr::V4(Ipv4Addr::new(127, 0, 0, last));
+        exhaust_failures(&url, noisy, None).await;
+        assert_eq!(lookup(&url, noisy, None).await, 429, "{noisy} waits");
+    }
+    let fresh = client_from(IpAddr::V4(Ipv4Addr::new(127, 0, 0, 30)));
+    let key_id = account.recovery.recipient().key_id;
+    let resp = fresh
+        .get(format!("{url}/keys/backup/{key_id}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        resp.status().as_u16(),
+        200,
+        "a fresh client's genuine recovery lookup is served"
+    );
+    let unknown = unknown_key_lookup(&fresh, &url, None).send().await.unwrap();
+    expect_error(
+        unknown,
+        ErrorCode::NotFound,
+        "and its own budget is untouched",
+    )
+    .await;
+    relay.shutdown().await;
+}
+
+#[tokio::test]
 async fn behind_a_trusted_proxy_the_forwarded_address_is_the_client() {
     let (relay, _dir) = start(RelayConfig {
         trust_forwarded_for: true,

@@ -20,8 +20,9 @@ pub use budget::{AgentLimits, BudgetKind};
 /// New OAuth device authorizations per minute per client (they need no credential;
 /// [`crate::limits`]).
 const MAX_DEVICE_AUTHORIZATIONS_PER_MINUTE: u32 = 60;
-/// New OAuth device authorizations per minute, all clients together.
-const MAX_DEVICE_AUTHORIZATIONS_PER_MINUTE_TOTAL: u32 = 600;
+/// New OAuth device authorizations per minute, all clients together: a hundred clients'
+/// worth, so a handful of addresses cannot spend it (docs/protocol.md, "Connection limits").
+const MAX_DEVICE_AUTHORIZATIONS_PER_MINUTE_TOTAL: u32 = 6_000;
 
 /// The in-memory part of the agent side, held by the state.
 pub(crate) struct Agents {
