@@ -295,15 +295,18 @@ mod tests {
         }
     }
 
-    /// A data dir that cannot be one (a file): the open fails after the window exists, and a
-    /// command that waited for the core is told so instead of hanging.
-    #[test]
-    fn commands_waiting_for_a_core_that_cannot_open_are_rejected() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let not_a_dir = dir.path().join("file");
-        std::fs::write(&not_a_dir, b"x").expect("file");
+    /// The app on the mock runtime with the real config and capabilities, after its first
+    /// event-loop iteration: setup has run (the core's open started) and the config's main
+    /// window exists. The iteration runs once, not in a loop (what the deprecation warns
+    /// about); `run_return` would block the test on the event loop.
+    fn start_app(
+        data_dir: std::path::PathBuf,
+    ) -> (
+        tauri::App<tauri::test::MockRuntime>,
+        tauri::WebviewWindow<tauri::test::MockRuntime>,
+    ) {
         let config = ShellConfig {
-            data_dir: Some(not_a_dir),
+            data_dir: Some(data_dir),
             use_keychain: false,
             demo: false,
         };
@@ -314,7 +317,18 @@ mod tests {
         app.run_iteration(|_, _| {});
         let main = app
             .get_webview_window("main")
-            .expect("the window exists before the core opens");
+            .expect("the config creates the main window before the core opens");
+        (app, main)
+    }
+
+    /// A data dir that cannot be one (a file): the open fails after the window exists, and a
+    /// command that waited for the core is told so instead of hanging.
+    #[test]
+    fn commands_waiting_for_a_core_that_cannot_open_are_rejected() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let not_a_dir = dir.path().join("file");
+        std::fs::write(&not_a_dir, b"x").expect("file");
+        let (_app, main) = start_app(not_a_dir);
         let error = get_ipc_response(&main, request("setup_state", json!({})))
             .expect_err("no core, no state");
         let error: UiError = serde_json::from_value(error).expect("a UiError");
@@ -342,22 +356,7 @@ mod tests {
     #[test]
     fn main_window_reaches_the_core_through_its_capability() {
         let dir = tempfile::tempdir().expect("temp dir");
-        let config = ShellConfig {
-            data_dir: Some(dir.path().to_path_buf()),
-            use_keychain: false,
-            demo: false,
-        };
-        let mut app = run_app(mock_builder(), config)
-            .build(tauri::generate_context!("../tauri.conf.json"))
-            .expect("the app builds on the mock runtime");
-        // The first iteration runs setup: the core opens and the config's main window appears.
-        // Called once, not in a loop (what the deprecation warns about); `run_return` would
-        // block the test on the event loop.
-        #[allow(deprecated)]
-        app.run_iteration(|_, _| {});
-        let main = app
-            .get_webview_window("main")
-            .expect("the config creates the main window");
+        let (app, main) = start_app(dir.path().to_path_buf());
 
         let state: SetupState = get_ipc_response(&main, request("setup_state", json!({})))
             .expect("setup_state is allowed")

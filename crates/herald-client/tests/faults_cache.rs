@@ -233,24 +233,6 @@ fn copy_device(from: &Path) -> tempfile::TempDir {
     to
 }
 
-/// Every file of `dir` but the cache's, with its bytes (the keys and sealed device state).
-fn key_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap())
-        .filter(|e| !e.file_name().to_string_lossy().starts_with("cache.db"))
-        .filter(|e| e.file_type().unwrap().is_file())
-        .map(|e| {
-            (
-                e.file_name().to_string_lossy().into_owned(),
-                std::fs::read(e.path()).unwrap(),
-            )
-        })
-        .collect();
-    files.sort();
-    files
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_damaged_cache_is_detected_and_rebuilt_from_the_relay() {
     let world = World::start(TestRelay::start().await).await;

@@ -24,24 +24,6 @@ fn open_deferred(dir: &Path) -> Core {
     .expect("core opens")
 }
 
-/// Every file of `dir` but the cache's, with its bytes (the keys and sealed device state).
-fn key_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap())
-        .filter(|e| !e.file_name().to_string_lossy().starts_with(CACHE_FILE))
-        .filter(|e| e.file_type().unwrap().is_file())
-        .map(|e| {
-            (
-                e.file_name().to_string_lossy().into_owned(),
-                std::fs::read(e.path()).unwrap(),
-            )
-        })
-        .collect();
-    files.sort();
-    files
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn damage_after_a_clean_close_is_found_after_the_start_and_rebuilt() {
     let world = World::start(TestRelay::start().await).await;

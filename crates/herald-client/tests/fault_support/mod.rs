@@ -150,6 +150,28 @@ pub fn read_cache_file(dir: &Path) -> CacheFile {
     }
 }
 
+/// Every file of `dir` but the cache's, with its bytes (the keys and sealed device state).
+pub fn key_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| {
+            !e.file_name()
+                .to_string_lossy()
+                .starts_with(herald_client::cache::CACHE_FILE)
+        })
+        .filter(|e| e.file_type().unwrap().is_file())
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
 /// Files named `cache.db.corrupt-*` in `dir`.
 pub fn corrupt_files(dir: &Path) -> Vec<String> {
     std::fs::read_dir(dir)
