@@ -32,6 +32,50 @@ fn image_type(path: &Path) -> Result<&'static str> {
     }
 }
 
+/// `PATH` and `ALT` of an `image:PATH[:ALT]` spec (ALT `None` when not given or empty).
+fn image_parts(spec: &str) -> Result<(&Path, Option<String>)> {
+    let rest = spec.trim_start().trim_start_matches("image:");
+    let (path, alt) = match rest.split_once(':') {
+        Some((p, a)) => (p.trim(), Some(a.trim().to_owned())),
+        None => (rest.trim(), None),
+    };
+    if path.is_empty() {
+        bail!("--block {spec:?}: expected image:PATH[:ALT]");
+    }
+    Ok((Path::new(path), alt.filter(|a| !a.is_empty())))
+}
+
+/// Checks `content` as it will be sent — with every `--block image:` and every `--file`
+/// standing in for its upload — before anything is uploaded: validation and the sealed size
+/// ([`AgentClient::preflight`]). Only needed when there are image blocks (the SDK checks
+/// `--file` alone before uploading).
+pub async fn preflight(
+    client: &AgentClient,
+    specs: &[String],
+    content: &MessageContent,
+    files: &[std::path::PathBuf],
+) -> Result<()> {
+    let mut draft = content.clone();
+    let mut any = false;
+    for spec in specs.iter().filter(|s| is_image_spec(s)) {
+        any = true;
+        let (path, alt) = image_parts(spec)?;
+        let mime = image_type(path).with_context(|| format!("--block {spec:?}"))?;
+        let mut attachment = herald_client::agent::stand_in(draft.attachments.len(), path);
+        attachment.mime_type = mime.to_owned();
+        draft.blocks.push(Block::Image(ImageBlock {
+            attachment_id: attachment.id.clone(),
+            alt: alt.unwrap_or_else(|| attachment.name.clone()),
+            requires_review: false,
+        }));
+        draft.attachments.push(attachment);
+    }
+    if any {
+        client.preflight(&draft, files).await?;
+    }
+    Ok(())
+}
+
 /// Uploads every `--block image:PATH[:ALT]` and appends its block (after the other blocks)
 /// and its attachment. ALT defaults to the file name.
 pub async fn add_image_blocks(
@@ -40,15 +84,7 @@ pub async fn add_image_blocks(
     content: &mut MessageContent,
 ) -> Result<()> {
     for spec in specs.iter().filter(|s| is_image_spec(s)) {
-        let rest = spec.trim_start().trim_start_matches("image:");
-        let (path, alt) = match rest.split_once(':') {
-            Some((p, a)) => (p.trim(), Some(a.trim().to_owned())),
-            None => (rest.trim(), None),
-        };
-        if path.is_empty() {
-            bail!("--block {spec:?}: expected image:PATH[:ALT]");
-        }
-        let path = Path::new(path);
+        let (path, alt) = image_parts(spec)?;
         let mime = image_type(path).with_context(|| format!("--block {spec:?}"))?;
         let name = path
             .file_name()
@@ -58,9 +94,7 @@ pub async fn add_image_blocks(
             .upload_file_as(path, &name, mime)
             .await
             .with_context(|| format!("--block {spec:?}"))?;
-        let alt = alt
-            .filter(|a| !a.is_empty())
-            .unwrap_or_else(|| attachment.name.clone());
+        let alt = alt.unwrap_or_else(|| attachment.name.clone());
         content.blocks.push(Block::Image(ImageBlock {
             attachment_id: attachment.id.clone(),
             alt,

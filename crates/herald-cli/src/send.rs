@@ -66,6 +66,7 @@ async fn send_message(args: SendArgs) -> Result<ExitCode> {
     let opts = options(&args.content)?;
     let client = client(&args.agent)?;
     let mut message = message;
+    crate::attach::preflight(&client, &args.content.blocks, &message, &opts.attachments).await?;
     crate::attach::add_image_blocks(&client, &args.content.blocks, &mut message).await?;
     let record = client.send(&message, opts).await?;
     print_json(
@@ -125,6 +126,7 @@ async fn ask_inner(args: AskArgs) -> Result<ExitCode> {
     // Secrets are handed over once: their file exists (O_EXCL, 0600) before anything is sent,
     // so no other process can take the path while the request waits.
     let out = args.out.as_deref().map(OutFile::create).transpose()?;
+    crate::attach::preflight(&client, &args.content.blocks, &message, &opts.attachments).await?;
     crate::attach::add_image_blocks(&client, &args.content.blocks, &mut message).await?;
     let record = client.send(&message, opts).await?;
     eprintln!("herald: sent {} — waiting for an answer", record.id);

@@ -141,7 +141,9 @@ impl AgentClient {
     /// Validates, seals and posts a message or request; returns the relay's record. Files in
     /// `options.attachments` are uploaded first (see [`AgentClient::upload_file`]) and added to
     /// the content's `attachments`; the content is validated before any upload (with stand-in
-    /// attachments) and again after.
+    /// attachments) and again after. The sealed size is checked before any upload too
+    /// ([`crate::sealed_size::check`]): over 1 MiB is `validation_failed` naming the limit and
+    /// the size, and nothing is uploaded or sent.
     pub async fn send(
         &self,
         content: &MessageContent,
@@ -151,17 +153,35 @@ impl AgentClient {
             content.validate().map_err(Error::Validation)?;
             return self.seal_and_post(content, options).await;
         }
-        let mut draft = content.clone();
-        for (i, path) in options.attachments.iter().enumerate() {
-            draft.attachments.push(stand_in(i, path));
-        }
-        draft.validate().map_err(Error::Validation)?;
+        self.preflight(content, &options.attachments).await?;
         let mut content = content.clone();
         for path in &options.attachments {
             content.attachments.push(self.upload_file(path).await?);
         }
         content.validate().map_err(Error::Validation)?;
         self.seal_and_post(&content, options).await
+    }
+
+    /// Checks `content` as [`AgentClient::send`] will once `files` are uploaded, without
+    /// uploading or sending anything: validation with a stand-in attachment per file (see
+    /// [`stand_in`]), then the sealed size against the relay's 1 MiB cap
+    /// ([`crate::sealed_size::check`]; loads the key directory). Callers that upload files of
+    /// their own before sending (image blocks) add stand-ins for them to `content` first.
+    /// Errors: `validation_failed` (a violation per broken rule, or one naming the limit and
+    /// the sealed size), and the errors of loading the key directory.
+    pub async fn preflight(
+        &self,
+        content: &MessageContent,
+        files: &[std::path::PathBuf],
+    ) -> Result<()> {
+        let mut draft = content.clone();
+        for path in files {
+            let index = draft.attachments.len();
+            draft.attachments.push(stand_in(index, path));
+        }
+        draft.validate().map_err(Error::Validation)?;
+        // Stand-ins are as long as real attachments: the size seen here is the size sent.
+        self.check_sealed_size(&draft).await
     }
 
     /// Encrypts and uploads one file as this connection (docs/files.md); put the returned
@@ -221,6 +241,42 @@ impl AgentClient {
         }
     }
 
+    /// Seals `content` as a message with id `id` from this connection.
+    fn seal_message(
+        &self,
+        directory: &Directory,
+        connection_id: &ConnectionId,
+        id: &MessageId,
+        created_at: &str,
+        content: &MessageContent,
+    ) -> Result<herald_protocol::envelope::Envelope> {
+        let recipients = [directory.current_account_recipient(), self.keys.recipient()];
+        let plaintext = serde_json::to_vec(content).map_err(|e| Error::Protocol(e.to_string()))?;
+        Ok(herald_crypto::seal(
+            &SealParams {
+                kind: EnvelopeKind::Message,
+                account_id: directory.account_id(),
+                message_id: id,
+                created_at,
+                recipients: &recipients,
+            },
+            &plaintext,
+            &self.keys.signer(connection_id),
+        )?)
+    }
+
+    /// Seals `content` once, as [`AgentClient::send`] would, and refuses it when the envelope
+    /// would pass the relay's cap ([`crate::sealed_size::check`]). Loads the key directory
+    /// (which sending needs anyway); sends nothing.
+    async fn check_sealed_size(&self, content: &MessageContent) -> Result<()> {
+        let loaded = self.directory().await?;
+        let (directory, connection_id) = &*loaded;
+        let id = herald_crypto::new_message_id();
+        let envelope =
+            self.seal_message(directory, connection_id, &id, &now_rfc3339(), content)?;
+        crate::sealed_size::check(&envelope, "message")
+    }
+
     async fn seal_and_post_once(
         &self,
         content: &MessageContent,
@@ -232,19 +288,8 @@ impl AgentClient {
         let (directory, connection_id) = &*loaded;
         let id = herald_crypto::new_message_id();
         let created_at = created_at.map_or_else(now_rfc3339, str::to_owned);
-        let recipients = [directory.current_account_recipient(), self.keys.recipient()];
-        let plaintext = serde_json::to_vec(content).map_err(|e| Error::Protocol(e.to_string()))?;
-        let envelope = herald_crypto::seal(
-            &SealParams {
-                kind: EnvelopeKind::Message,
-                account_id: directory.account_id(),
-                message_id: &id,
-                created_at: &created_at,
-                recipients: &recipients,
-            },
-            &plaintext,
-            &self.keys.signer(connection_id),
-        )?;
+        let envelope = self.seal_message(directory, connection_id, &id, &created_at, content)?;
+        crate::sealed_size::check(&envelope, "message")?;
         let expects_answer = content.expects_answer();
         let expires_in = if expects_answer {
             options.expires_in
@@ -411,9 +456,11 @@ impl AgentClient {
     }
 }
 
-/// A well-formed placeholder for a file not uploaded yet, to validate content before spending
-/// an upload: the real name and type, a distinct id, and the size on disk (when readable).
-fn stand_in(index: usize, path: &std::path::Path) -> herald_protocol::content::Attachment {
+/// A well-formed placeholder for a file not uploaded yet, to validate content (and measure its
+/// sealed size) before spending an upload: the real name, the type guessed from the name, an
+/// id distinct for each `index` below 26, the size on disk (when readable), and a SHA-256 and
+/// key as long as real ones.
+pub fn stand_in(index: usize, path: &std::path::Path) -> herald_protocol::content::Attachment {
     let letter = char::from(b'a' + (index % 26) as u8);
     herald_protocol::content::Attachment {
         id: format!("fil_{}{letter}", "7".repeat(25)),

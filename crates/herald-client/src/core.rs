@@ -298,11 +298,8 @@ impl Core {
     /// The seed is not kept on this device.
     pub async fn create_connection(&self, name: &str) -> Result<NewConnection> {
         let name = name.trim();
-        if name.is_empty() || name.chars().count() > 100 || name.chars().any(char::is_control) {
-            return Err(Error::InvalidInput(
-                "a connection name has 1–100 characters and no control characters".into(),
-            ));
-        }
+        herald_protocol::text::check_label(name, 100)
+            .map_err(|e| Error::InvalidInput(format!("the connection name {e}")))?;
         let session = self.inner.session()?;
         let seed = zeroize::Zeroizing::new(herald_crypto::random_bytes::<32>());
         let keys = ConnectionKeys::from_seed(&seed);

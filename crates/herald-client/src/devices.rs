@@ -86,13 +86,11 @@ fn key32(b64: &str, what: &str) -> Result<[u8; 32]> {
         .map_err(|_| Error::Protocol(format!("{what} is not 32 bytes")))
 }
 
+/// The one rule of titles and names (`herald_protocol::text::check_label`), on the trimmed name.
 fn check_device_name(name: &str) -> Result<String> {
     let name = name.trim();
-    if name.is_empty() || name.chars().count() > 100 || name.chars().any(char::is_control) {
-        return Err(Error::InvalidInput(
-            "a device name has 1–100 characters and no control characters".into(),
-        ));
-    }
+    herald_protocol::text::check_label(name, 100)
+        .map_err(|e| Error::InvalidInput(format!("the device name {e}")))?;
     Ok(name.to_owned())
 }
 

@@ -25,6 +25,7 @@ mod notifications;
 mod outbox;
 mod present;
 mod relay_clock;
+pub mod sealed_size;
 mod render_cache;
 mod secrets;
 mod session;

@@ -176,11 +176,11 @@ impl Session {
                     ));
                 }
                 row.sender_name = sender_name;
-                row.sealed_title = Some(herald_crypto::seal_local(
-                    local,
-                    aad,
-                    opened.content.title.as_bytes(),
-                ));
+                // A title that breaks the one rule of titles (controls, line breaks, bidi
+                // overrides, nothing visible) is not trusted: the list shows it escaped, next to
+                // the error that names the rule.
+                let title = herald_protocol::text::inert_label(&opened.content.title);
+                row.sealed_title = Some(herald_crypto::seal_local(local, aad, title.as_bytes()));
                 let json = zeroize::Zeroizing::new(
                     serde_json::to_vec(&opened).map_err(|e| Error::Protocol(e.to_string()))?,
                 );
@@ -281,7 +281,7 @@ impl Session {
             serde_json::to_vec(answer).map_err(|e| Error::Protocol(e.to_string()))?,
         );
         let created_at = crate::agent::now_rfc3339();
-        Ok(herald_crypto::seal(
+        let envelope = herald_crypto::seal(
             &SealParams {
                 kind: EnvelopeKind::Answer,
                 account_id: &self.state.account_id,
@@ -291,7 +291,9 @@ impl Session {
             },
             &plaintext,
             &self.state.device_keys.signer(&self.state.device_id),
-        )?)
+        )?;
+        crate::sealed_size::check(&envelope, "answer")?;
+        Ok(envelope)
     }
 }
 

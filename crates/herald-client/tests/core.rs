@@ -291,6 +291,51 @@ async fn broken_content_becomes_an_error_card_and_the_inbox_keeps_working() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_title_breaking_the_title_rule_is_refused_and_shown_inert() {
+    let env = env().await;
+    let core = open(env.device_dir.path());
+    core.create_account(&env.relay.url()).await.unwrap();
+    let connection = core.create_connection("buggy-bot").await.unwrap();
+    let agent = AgentClient::new(
+        &connection.relay_url,
+        ConnectionToken::parse(&connection.token).unwrap(),
+    )
+    .unwrap();
+    // A bidi override that makes "Approve: fdp.exe" read differently, a second line, and a
+    // title of zero-width spaces only.
+    let bad_titles = ["Approve \u{202E}fdp.exe", "Deploy\nReject", "\u{200B}\u{200B}"];
+    for title in bad_titles {
+        let err = agent
+            .send(&approve_reject(title), SendOptions::default())
+            .await
+            .expect_err("the SDK refuses the title before sealing");
+        assert!(err.to_string().contains("title"), "{title:?}: {err}");
+        herald_client::agent::testing::send_unchecked(&agent, &approve_reject(title))
+            .await
+            .expect("a broken sender can still post");
+    }
+    assert_eq!(core.sync_once().await.unwrap(), 3, "all records stored");
+    let inbox = core.inbox().await.unwrap();
+    let shown: Vec<&str> = inbox.iter().map(|m| m.title.as_str()).collect();
+    for want in [
+        "Approve \\u{202e}fdp.exe",
+        "Deploy\\u{a}Reject",
+        "\\u{200b}\\u{200b}",
+    ] {
+        let m = inbox
+            .iter()
+            .find(|m| m.title == want)
+            .unwrap_or_else(|| panic!("{want:?} listed inert: {shown:?}"));
+        assert!(
+            m.error.as_deref().unwrap_or_default().contains("title"),
+            "the error card names the title: {:?}",
+            m.error
+        );
+    }
+    env.relay.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_corrupt_cache_is_rebuilt_from_the_relay_and_keys_are_untouched() {
     let env = env().await;
     let core = open(env.device_dir.path());

@@ -19,15 +19,13 @@ pub const CONNECTOR_TOKEN_PREFIX: &str = "hra_";
 /// Longest name of an agent key or a connector, in characters.
 pub const MAX_CREDENTIAL_NAME_CHARS: usize = 100;
 
-/// Checks a credential name: 1–100 characters after trimming, no control characters and no
-/// hidden ones ([`crate::text::has_hidden_characters`]). Returns the trimmed name.
+/// Checks a credential name: trimmed, then the one rule of titles and names
+/// ([`crate::text::check_label`], at most 100 characters). Returns the trimmed name.
 pub fn check_credential_name(name: &str) -> Option<&str> {
     let name = name.trim();
-    (!name.is_empty()
-        && name.chars().count() <= MAX_CREDENTIAL_NAME_CHARS
-        && !name.chars().any(char::is_control)
-        && !crate::text::has_hidden_characters(name))
-    .then_some(name)
+    crate::text::check_label(name, MAX_CREDENTIAL_NAME_CHARS)
+        .is_ok()
+        .then_some(name)
 }
 
 /// `POST /agent-keys` (device).

@@ -101,8 +101,18 @@ pub enum NotifyRejection {
     NotAnObject,
     /// Names outside [`NOTIFY_FIELDS`], sorted.
     ForbiddenFields(Vec<String>),
-    /// A whitelisted field breaks its rule.
-    Invalid { field: String, message: String },
+    /// Whitelisted fields that break their rule: every one of them, in [`NOTIFY_FIELDS`]
+    /// order, never empty.
+    Invalid(Vec<FieldProblem>),
+}
+
+/// One field of a notify body that breaks its rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldProblem {
+    /// The field's name (`title`, `priority`, ...).
+    pub field: String,
+    /// A sentence naming the field and its rule.
+    pub message: String,
 }
 
 /// `"rejected fields: a, b."` — the message of `forbidden_fields`.
@@ -135,8 +145,8 @@ pub struct NotifyRequest {
     pub thread_id: Option<String>,
 }
 
-fn invalid(field: &str, message: impl Into<String>) -> NotifyRejection {
-    NotifyRejection::Invalid {
+fn invalid(field: &str, message: impl Into<String>) -> FieldProblem {
+    FieldProblem {
         field: field.to_owned(),
         message: message.into(),
     }
@@ -149,7 +159,7 @@ fn text(
     field: &str,
     max: usize,
     multiline: bool,
-) -> Result<Option<String>, NotifyRejection> {
+) -> Result<Option<String>, FieldProblem> {
     let value = match map.get(field) {
         None | Some(Value::Null) => return Ok(None),
         Some(Value::String(s)) => s,
@@ -179,7 +189,19 @@ fn text(
     Ok(Some(value.clone()))
 }
 
-fn flag(map: &Map<String, Value>, field: &str, default: bool) -> Result<bool, NotifyRejection> {
+/// `title`: required, under the one rule of titles and names ([`crate::text::check_label`]).
+fn title(map: &Map<String, Value>) -> Result<String, FieldProblem> {
+    match map.get("title") {
+        Some(Value::String(t)) => match crate::text::check_label(t, MAX_TITLE_CHARS) {
+            Ok(()) => Ok(t.clone()),
+            Err(e) => Err(invalid("title", format!("title {e}."))),
+        },
+        None | Some(Value::Null) => Err(invalid("title", "title is required.")),
+        Some(_) => Err(invalid("title", "title must be a string.")),
+    }
+}
+
+fn flag(map: &Map<String, Value>, field: &str, default: bool) -> Result<bool, FieldProblem> {
     match map.get(field) {
         None | Some(Value::Null) => Ok(default),
         Some(Value::Bool(b)) => Ok(*b),
@@ -187,9 +209,18 @@ fn flag(map: &Map<String, Value>, field: &str, default: bool) -> Result<bool, No
     }
 }
 
+/// The value of a checked field, or `T::default()` with the problem recorded.
+fn keep<T: Default>(problems: &mut Vec<FieldProblem>, checked: Result<T, FieldProblem>) -> T {
+    checked.unwrap_or_else(|p| {
+        problems.push(p);
+        T::default()
+    })
+}
+
 impl NotifyRequest {
     /// Checks a body against the whitelist, then each field's rule. Forbidden fields are
-    /// reported first and all at once.
+    /// reported first and all at once; otherwise every field that breaks its rule is reported
+    /// ([`NotifyRejection::Invalid`]).
     pub fn parse(value: &Value) -> Result<NotifyRequest, NotifyRejection> {
         let Value::Object(map) = value else {
             return Err(NotifyRejection::NotAnObject);
@@ -203,42 +234,48 @@ impl NotifyRequest {
             forbidden.sort();
             return Err(NotifyRejection::ForbiddenFields(forbidden));
         }
-        let title = text(map, "title", MAX_TITLE_CHARS, false)?
-            .filter(|t| !t.trim().is_empty())
-            .ok_or_else(|| invalid("title", "title is required and must not be blank."))?;
-        let notification_id = match map.get("notificationId") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(id)) if is_valid_notification_id(id) => Some(id.clone()),
-            Some(_) => {
-                return Err(invalid(
-                    "notificationId",
-                    "notificationId must be 1 to 128 characters of A-Z, a-z, 0-9, '.', '_', ':' and '-'.",
-                ))
-            }
-        };
-        let priority = match map.get("priority") {
-            None | Some(Value::Null) => Priority::Normal,
-            Some(Value::String(p)) if p == "low" => Priority::Low,
-            Some(Value::String(p)) if p == "normal" => Priority::Normal,
-            Some(Value::String(p)) if p == "high" => Priority::High,
-            Some(_) => {
-                return Err(invalid(
-                    "priority",
-                    "priority must be \"low\", \"normal\" or \"high\".",
-                ))
-            }
-        };
+        let mut problems = Vec::new();
+        let p = &mut problems;
+        let title = keep(p, title(map));
+        let subtitle = keep(p, text(map, "subtitle", MAX_SUBTITLE_CHARS, false));
+        let body = keep(p, text(map, "body", MAX_BODY_CHARS, true));
+        let notification_id = keep(p, match map.get("notificationId") {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(id)) if is_valid_notification_id(id) => Ok(Some(id.clone())),
+            Some(_) => Err(invalid(
+                "notificationId",
+                "notificationId must be 1 to 128 characters of A-Z, a-z, 0-9, '.', '_', ':' and '-'.",
+            )),
+        });
+        let speak = keep(p, flag(map, "speak", false));
+        let expect_reply = keep(p, flag(map, "expectReply", false));
+        let priority = keep(p, match map.get("priority") {
+            None | Some(Value::Null) => Ok(Priority::Normal),
+            Some(Value::String(v)) if v == "low" => Ok(Priority::Low),
+            Some(Value::String(v)) if v == "normal" => Ok(Priority::Normal),
+            Some(Value::String(v)) if v == "high" => Ok(Priority::High),
+            Some(_) => Err(invalid(
+                "priority",
+                "priority must be \"low\", \"normal\" or \"high\".",
+            )),
+        });
+        let sound = keep(p, flag(map, "sound", true));
+        let group = keep(p, text(map, "group", MAX_GROUP_CHARS, false));
+        let thread_id = keep(p, text(map, "threadId", MAX_GROUP_CHARS, false));
+        if !problems.is_empty() {
+            return Err(NotifyRejection::Invalid(problems));
+        }
         Ok(NotifyRequest {
             notification_id,
             title,
-            subtitle: text(map, "subtitle", MAX_SUBTITLE_CHARS, false)?,
-            body: text(map, "body", MAX_BODY_CHARS, true)?,
-            speak: flag(map, "speak", false)?,
-            expect_reply: flag(map, "expectReply", false)?,
+            subtitle,
+            body,
+            speak,
+            expect_reply,
             priority,
-            sound: flag(map, "sound", true)?,
-            group: text(map, "group", MAX_GROUP_CHARS, false)?,
-            thread_id: text(map, "threadId", MAX_GROUP_CHARS, false)?,
+            sound,
+            group,
+            thread_id,
         })
     }
 
@@ -501,52 +538,70 @@ mod tests {
                 Err(NotifyRejection::ForbiddenFields(vec!["command".into()])),
             ),
             (json!([1]), Err(NotifyRejection::NotAnObject)),
-            (json!({}), Err(invalid("title", "x"))),
-            (json!({"title": "  "}), Err(invalid("title", "x"))),
+            (json!({}), Err(bad("title", "x"))),
+            (json!({"title": "  "}), Err(bad("title", "x"))),
             (
                 json!({"title": "x".repeat(181)}),
-                Err(invalid("title", "x")),
+                Err(bad("title", "x")),
             ),
             (json!({"title": "x".repeat(180)}), Ok(())),
-            (json!({"title": "a\u{7}"}), Err(invalid("title", "x"))),
-            (json!({"title": "a\nb"}), Err(invalid("title", "x"))),
+            (json!({"title": "a\u{7}"}), Err(bad("title", "x"))),
+            (json!({"title": "a\nb"}), Err(bad("title", "x"))),
             (
                 json!({"title": "t", "body": "x".repeat(4001)}),
-                Err(invalid("body", "x")),
+                Err(bad("body", "x")),
             ),
             (
                 json!({"title": "t", "notificationId": ""}),
-                Err(invalid("notificationId", "x")),
+                Err(bad("notificationId", "x")),
             ),
             (
                 json!({"title": "t", "notificationId": "a b"}),
-                Err(invalid("notificationId", "x")),
+                Err(bad("notificationId", "x")),
             ),
             (
                 json!({"title": "t", "notificationId": "x".repeat(129)}),
-                Err(invalid("notificationId", "x")),
+                Err(bad("notificationId", "x")),
             ),
             (
                 json!({"title": "t", "priority": "urgent"}),
-                Err(invalid("priority", "x")),
+                Err(bad("priority", "x")),
             ),
             (
                 json!({"title": "t", "speak": "yes"}),
-                Err(invalid("speak", "x")),
+                Err(bad("speak", "x")),
             ),
         ];
         for (body, want) in cases {
             let got = NotifyRequest::parse(body);
             match (got, want) {
                 (Ok(_), Ok(())) => {}
-                (
-                    Err(NotifyRejection::Invalid { field, .. }),
-                    Err(NotifyRejection::Invalid { field: f, .. }),
-                ) => {
-                    assert_eq!(&field, f, "{body}: the offending field")
+                (Err(NotifyRejection::Invalid(got)), Err(NotifyRejection::Invalid(want))) => {
+                    let got: Vec<_> = got.iter().map(|p| p.field.as_str()).collect();
+                    let want: Vec<_> = want.iter().map(|p| p.field.as_str()).collect();
+                    assert_eq!(got, want, "{body}: the offending fields")
                 }
                 (got, want) => assert_eq!(got.map(|_| ()), want.clone(), "{body}"),
             }
+        }
+    }
+
+    /// A rejection naming `field` only (messages are not compared).
+    fn bad(field: &str, _message: &str) -> NotifyRejection {
+        NotifyRejection::Invalid(vec![invalid(field, "x")])
+    }
+
+    #[test]
+    fn every_bad_field_is_named() {
+        let body = json!({"title": "a\u{202E}b", "subtitle": 3, "priority": "urgent",
+                          "speak": "yes", "threadId": "x".repeat(129), "body": "fine"});
+        let Err(NotifyRejection::Invalid(problems)) = NotifyRequest::parse(&body) else {
+            panic!("refused");
+        };
+        let fields: Vec<_> = problems.iter().map(|p| p.field.as_str()).collect();
+        assert_eq!(fields, ["title", "subtitle", "speak", "priority", "threadId"]);
+        for p in &problems {
+            assert!(p.message.starts_with(&p.field), "{p:?}");
         }
     }
 

@@ -116,9 +116,109 @@ pub fn has_hidden_characters(label: &str) -> bool {
     hidden || (!chars.is_empty() && !chars.iter().any(|&c| is_visible(c) && !is_mark(c)))
 }
 
+/// Why a one-line label (a title or a name) is refused by [`check_label`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum LabelError {
+    /// Empty, or only whitespace.
+    #[error("must not be blank")]
+    Blank,
+    /// Longer than the label's limit (characters, Unicode scalar values).
+    #[error("must have at most {max} characters (has {has})")]
+    TooLong { max: usize, has: usize },
+    /// Holds a character [`has_hidden_characters`] refuses (control characters, line breaks,
+    /// bidirectional controls, zero-width characters), or nothing visible.
+    #[error(
+        "must be one line of visible text: no control characters, line breaks, tabs, \
+         bidirectional controls or zero-width characters"
+    )]
+    Hidden,
+}
+
+/// The one rule for every title and name a person reads to decide something: end-to-end
+/// message titles (and block titles, field, option and action labels), notification titles,
+/// device, connection, agent-key and connector names. `label` must not be blank, must have at
+/// most `max` characters (counted untrimmed), and must not [`has_hidden_characters`] — which
+/// covers every control character (tab, newline and CR included), U+2028/U+2029, bidirectional
+/// controls, zero-width characters outside joiner sequences, and labels with nothing visible.
+/// Checked in that order; the first failure is returned.
+pub fn check_label(label: &str, max: usize) -> Result<(), LabelError> {
+    if label.trim().is_empty() {
+        return Err(LabelError::Blank);
+    }
+    let has = label.chars().count();
+    if has > max {
+        return Err(LabelError::TooLong { max, has });
+    }
+    if has_hidden_characters(label) {
+        return Err(LabelError::Hidden);
+    }
+    Ok(())
+}
+
+/// `label` made safe to show when it breaks [`check_label`]'s character rule: every character
+/// that is not visible and not a plain space (controls, line breaks, tabs, bidirectional
+/// controls, zero-width characters, joiners and variation selectors alike) is replaced by its
+/// visible escape (`\u{202e}`), so nothing reorders, hides or forges the text; a label with
+/// nothing left to see becomes `(blank title)`. A label the rule accepts is returned as is.
+pub fn inert_label(label: &str) -> String {
+    if !label.trim().is_empty() && !has_hidden_characters(label) {
+        return label.to_owned();
+    }
+    let mut out = String::with_capacity(label.len());
+    for c in label.chars() {
+        if c == ' ' || is_visible(c) || is_mark(c) {
+            out.push(c);
+        } else {
+            out.extend(c.escape_unicode());
+        }
+    }
+    if out.trim().is_empty() {
+        return "(blank title)".to_owned();
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_broken_label_is_made_inert() {
+        assert_eq!(inert_label("Deploy ❤️ v2"), "Deploy ❤️ v2");
+        assert_eq!(inert_label("\u{202E}gnp.exe"), "\\u{202e}gnp.exe");
+        assert_eq!(inert_label("Approve\nReject"), "Approve\\u{a}Reject");
+        assert_eq!(inert_label("\u{200B}"), "\\u{200b}");
+        assert_eq!(inert_label("  "), "(blank title)");
+        assert_eq!(inert_label(""), "(blank title)");
+    }
+
+    #[test]
+    fn one_label_rule_for_titles_and_names() {
+        assert_eq!(check_label("Deploy v2?", 180), Ok(()));
+        assert_eq!(check_label("👨\u{200D}💻 laptop", 100), Ok(()));
+        assert_eq!(check_label("", 180), Err(LabelError::Blank));
+        assert_eq!(check_label(" \t ", 180), Err(LabelError::Blank));
+        assert_eq!(
+            check_label(&"x".repeat(181), 180),
+            Err(LabelError::TooLong { max: 180, has: 181 })
+        );
+        assert_eq!(check_label(&"x".repeat(180), 180), Ok(()));
+        for bad in [
+            "Approve\nReject",
+            "line\r",
+            "tab\there",
+            "bell\u{7}",
+            "esc\u{1b}[31m",
+            "\u{202E}gnp.exe",
+            "a\u{2028}b",
+            "\u{200B}\u{200B}",
+            "\u{200D}",
+            "\u{2800}",
+            "\u{0301}",
+        ] {
+            assert_eq!(check_label(bad, 180), Err(LabelError::Hidden), "{bad:?}");
+        }
+    }
 
     #[test]
     fn bidi_overrides_and_zero_width_spaces_are_hidden() {

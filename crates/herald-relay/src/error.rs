@@ -16,6 +16,9 @@ pub enum Error {
     Store(#[from] StoreError),
     #[error("i/o: {0}")]
     Io(#[from] std::io::Error),
+    /// [`crate::RelayConfig::public_url`] is not a usable URL (the relay does not start).
+    #[error(transparent)]
+    PublicUrl(#[from] crate::public_url::PublicUrlError),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -4,8 +4,15 @@
 //! - a request head (request line and headers) must arrive within
 //!   [`HttpLimits::header_read_timeout`] of the relay starting to wait for it; that wait also
 //!   starts when a kept-alive connection goes idle, so idle connections are closed after it;
-//! - a connection's read buffer, which holds an unfinished head, is at most
-//!   [`HttpLimits::max_buffer_bytes`]; a longer head is refused (431) and the connection closed;
+//! - a request head — request line, header lines and the blank line that ends them, counted
+//!   in bytes as they arrive — is at most [`HttpLimits::max_head_bytes`] (64 KiB) and holds at
+//!   most [`HttpLimits::max_headers`] (100) header lines; past either, hyper answers `431` and
+//!   closes the connection; a request target over 65,534 bytes is `414` (hyper's own limit);
+//! - a connection's read buffer is at most [`HttpLimits::max_buffer_bytes`];
+//! - hyper writes the answers to a head it cannot parse or accept itself — `400` (malformed
+//!   request line or header), `414`, `431` — with an empty body and `connection: close`: it
+//!   offers no hook to give them the shared error body (docs/protocol.md, "Connection
+//!   limits");
 //! - a request body that makes no progress for [`HttpLimits::body_idle_timeout`] fails (the
 //!   timer restarts with every chunk, so long uploads and long-polls are not cut short);
 //! - at most [`HttpLimits::max_connections`] connections are served at once, `GET /ws` sockets
@@ -36,6 +43,10 @@ pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 pub const DEFAULT_BODY_IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 /// Default [`HttpLimits::max_buffer_bytes`]: 64 KiB (hyper's minimum is 8 KiB).
 pub const DEFAULT_MAX_BUFFER_BYTES: usize = 64 * 1024;
+/// Default [`HttpLimits::max_head_bytes`]: 64 KiB (65,536 bytes).
+pub const DEFAULT_MAX_HEAD_BYTES: usize = 64 * 1024;
+/// Default [`HttpLimits::max_headers`]: 100 header lines (hyper's default, set explicitly).
+pub const DEFAULT_MAX_HEADERS: usize = 100;
 /// File descriptors [`default_max_connections`] leaves for the database, files and logs.
 const RESERVED_FDS: u64 = 256;
 /// The fewest connections [`default_max_connections`] allows, however low the fd limit.
@@ -55,9 +66,16 @@ pub struct HttpLimits {
     pub header_read_timeout: Duration,
     /// Longest pause between two chunks of a request body. Default 30 s.
     pub body_idle_timeout: Duration,
-    /// Read buffer per connection in bytes: bounds an unfinished request head (at least 8192).
-    /// Default 64 KiB.
+    /// Read buffer per connection in bytes (at least 8192, and at least
+    /// [`HttpLimits::max_head_bytes`]). Default 64 KiB.
     pub max_buffer_bytes: usize,
+    /// Largest request head in bytes: the request line, every header line and the blank line
+    /// after them, as sent (CRLFs included). One byte more is refused with `431`. Default
+    /// 64 KiB.
+    pub max_head_bytes: usize,
+    /// Most header lines in one request head (each line counts, repeated names too); one more
+    /// is refused with `431`. Default 100.
+    pub max_headers: usize,
     /// Connections served at once, websockets included; `None`: [`default_max_connections`].
     pub max_connections: Option<usize>,
 }
@@ -68,6 +86,8 @@ impl Default for HttpLimits {
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             body_idle_timeout: DEFAULT_BODY_IDLE_TIMEOUT,
             max_buffer_bytes: DEFAULT_MAX_BUFFER_BYTES,
+            max_head_bytes: DEFAULT_MAX_HEAD_BYTES,
+            max_headers: DEFAULT_MAX_HEADERS,
             max_connections: None,
         }
     }
@@ -160,7 +180,11 @@ async fn serve_connection(
     builder
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_read_timeout)
-        .max_buf_size(limits.max_buffer_bytes.max(8192))
+        // The head limit is exact (hyper counts the parsed head's bytes); the read buffer
+        // alone is not (one read may overshoot it), so it only bounds memory.
+        .max_header_size(limits.max_head_bytes)
+        .max_headers(limits.max_headers)
+        .max_buf_size(limits.max_buffer_bytes.max(limits.max_head_bytes).max(8192))
         .keep_alive(true);
     let conn = builder
         .serve_connection(TokioIo::new(stream), TowerToHyperService::new(service))

@@ -17,6 +17,7 @@ pub mod http_server;
 mod hub;
 mod limits;
 mod mcp;
+pub mod public_url;
 /// The OpenAPI document of every route (`GET /openapi.json`, docs/openapi.md).
 pub mod openapi;
 /// The pure `POST /mcp` parsing and planning, reachable for the fuzz targets
@@ -56,7 +57,9 @@ pub struct RelayConfig {
     pub data_dir: PathBuf,
     /// The URL clients use, when it differs from the listen address (behind a proxy). It is
     /// also the origin of the OAuth metadata (docs/agents.md); unset, the request's `Host`
-    /// header is used, with `http://`.
+    /// header is used, with `http://`. Must be an absolute http(s) URL with a host and no
+    /// query, fragment or credentials ([`public_url::parse_public_url`]); otherwise
+    /// [`AppState::open`] (and so [`spawn`]) fails with [`Error::PublicUrl`].
     pub public_url: Option<String>,
     /// Daily budgets of agent credentials per account (docs/agents.md, "Budgets").
     pub agent_limits: AgentLimits,

@@ -19,7 +19,8 @@ struct Args {
     /// Directory for relay.db.
     #[arg(long, env = "HERALD_RELAY_DATA_DIR")]
     data_dir: PathBuf,
-    /// URL clients reach the relay at, when behind a proxy.
+    /// URL clients reach the relay at, when behind a proxy: an absolute http:// or https:// URL
+    /// with a host, optionally a port and a path prefix (no query or fragment).
     #[arg(long, env = "HERALD_RELAY_PUBLIC_URL")]
     public_url: Option<String>,
     /// Requests agent credentials of one account may make per UTC day (docs/agents.md).
@@ -56,6 +57,13 @@ async fn main() -> anyhow::Result<()> {
     // RUST_LOG, under the guard that keeps dependencies' content-carrying levels off.
     herald_log::init(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")));
     let args = Args::parse();
+    // Checked here rather than by clap, whose message would repeat a password in the URL.
+    if let Some(public) = &args.public_url {
+        if let Err(e) = herald_relay::public_url::parse_public_url(public) {
+            eprintln!("error: --public-url (HERALD_RELAY_PUBLIC_URL): {e}");
+            std::process::exit(2);
+        }
+    }
     // Serve as many connections as the hard open-file limit allows (the default connection
     // cap follows the soft limit).
     if let Err(e) = rlimit::increase_nofile_limit(u64::MAX) {

@@ -57,6 +57,9 @@ impl AppState {
 
     /// Opens the SQLite store with a given clock (tests pass a settable one).
     pub fn open_with_clock(config: RelayConfig, clock: Arc<dyn Clock>) -> Result<AppState> {
+        if let Some(public) = &config.public_url {
+            crate::public_url::parse_public_url(public)?;
+        }
         std::fs::create_dir_all(&config.data_dir)?;
         // Ciphertext and metadata only, but still nobody else's business: owner-only.
         #[cfg(unix)]

@@ -67,6 +67,7 @@ impl AgentClient {
             &plaintext,
             &self.keys.signer(connection_id),
         )?;
+        crate::sealed_size::check(&envelope, "secret offer")?;
         let digest_input = serde_json::to_vec(&serde_json::json!({
             "content": content,
             "kind": SECRET_OFFER_KIND,

@@ -118,7 +118,7 @@ pub(crate) fn check_blocks(c: &mut Check, blocks: &[Block], attachments: &[Attac
                         );
                     }
                 }
-                c.opt_text(&at("title"), b.title.as_deref(), 1, MAX_BLOCK_TITLE_CHARS);
+                c.opt_label(&at("title"), b.title.as_deref(), MAX_BLOCK_TITLE_CHARS);
             }
             Block::Table(t) => {
                 if t.columns.is_empty() || t.columns.len() > MAX_TABLE_COLUMNS {

@@ -62,6 +62,22 @@ impl Check {
         }
     }
 
+    /// A one-line label under the one rule of titles and names ([`crate::text::check_label`]):
+    /// not blank, at most `max` characters, no control, line-break, bidirectional or
+    /// zero-width characters.
+    pub(crate) fn label(&mut self, path: &str, value: &str, max: usize) {
+        if let Err(e) = crate::text::check_label(value, max) {
+            self.fail(path, e.to_string());
+        }
+    }
+
+    /// [`Check::label`] for an optional label.
+    pub(crate) fn opt_label(&mut self, path: &str, value: Option<&str>, max: usize) {
+        if let Some(v) = value {
+            self.label(path, v, max);
+        }
+    }
+
     /// An optional text of at most `max` characters (and at least `min` when present).
     pub(crate) fn opt_text(&mut self, path: &str, value: Option<&str>, min: usize, max: usize) {
         if let Some(v) = value {
@@ -180,7 +196,7 @@ impl Source<'_> {
 /// Checks one field's settings (not its id's uniqueness, which needs the whole form).
 pub(crate) fn check_field(c: &mut Check, src: Source<'_>, field: &Field) {
     check_id(c, &src.path(Part::Id), &field.id);
-    c.text(&src.path(Part::Label), &field.label, 1, MAX_LABEL_CHARS);
+    c.label(&src.path(Part::Label), &field.label, MAX_LABEL_CHARS);
     c.opt_text(
         &src.path(Part::Header),
         field.header.as_deref(),
@@ -204,7 +220,7 @@ pub(crate) fn check_field(c: &mut Check, src: Source<'_>, field: &Field) {
         for (j, option) in options.iter().enumerate() {
             let at = |key| src.path(Part::Option(j, key));
             c.text(&at("value"), &option.value, 1, MAX_LABEL_CHARS);
-            c.text(&at("label"), &option.label, 1, MAX_LABEL_CHARS);
+            c.label(&at("label"), &option.label, MAX_LABEL_CHARS);
             c.opt_text(
                 &at("description"),
                 option.description.as_deref(),

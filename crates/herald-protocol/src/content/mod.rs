@@ -128,7 +128,7 @@ impl MessageContent {
     /// Checks every published limit; returns all violations, each naming its path.
     pub fn validate(&self) -> Result<(), Vec<Violation>> {
         let mut c = Check::default();
-        c.text("title", self.title.trim(), 1, MAX_TITLE_CHARS);
+        c.label("title", &self.title, MAX_TITLE_CHARS);
         c.text("body", &self.body, 0, MAX_BODY_CHARS);
         if self.fields.len() > MAX_FIELDS {
             c.fail("fields", format!("at most {MAX_FIELDS} fields"));
@@ -186,7 +186,7 @@ impl MessageContent {
             if !action_ids.insert(action.id.as_str()) {
                 c.fail(format!("{path}.id"), "duplicate action id");
             }
-            c.text(&format!("{path}.label"), &action.label, 1, MAX_LABEL_CHARS);
+            c.label(&format!("{path}.label"), &action.label, MAX_LABEL_CHARS);
             if let Err(errs) = check_values(&fields, &action.values) {
                 for e in errs {
                     c.fail(format!("{path}.values.{}", e.path), e.message);

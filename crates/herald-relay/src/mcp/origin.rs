@@ -44,10 +44,9 @@ pub fn relay_origin(config: &RelayConfig, headers: &HeaderMap) -> String {
 /// The normalized base of a configured public URL, or `None` when it is not an absolute
 /// http(s) URL with a host.
 fn configured_base(public: &str) -> Option<String> {
-    let url = url::Url::parse(public.trim()).ok()?;
-    if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
-        return None;
-    }
+    // The relay refuses to start with an invalid one (crate::public_url); a state built
+    // around that check still never names a foreign base.
+    let url = crate::public_url::parse_public_url(public).ok()?;
     let origin = url.origin().ascii_serialization();
     Some(format!("{origin}{}", url.path().trim_end_matches('/')))
 }

@@ -39,22 +39,12 @@ pub(super) fn certificate_body(
     })
 }
 
-/// Checks a device or connection name: 1–100 characters, no control characters and no hidden
-/// ones (bidirectional overrides, zero-width characters: `herald_protocol::text`).
+/// Checks a device or connection name under the one rule of titles and names
+/// (`herald_protocol::text::check_label`): not blank, 1–100 characters, no control, line-break,
+/// bidirectional or zero-width characters.
 pub(super) fn check_name(name: &str, field: &str) -> Result<(), ApiError> {
-    let count = name.chars().count();
-    if count == 0
-        || count > MAX_NAME_CHARS
-        || name.chars().any(char::is_control)
-        || herald_protocol::text::has_hidden_characters(name)
-    {
-        return Err(ApiError::invalid(
-            field,
-            "The name must be 1 to 100 characters without control or invisible formatting \
-             characters.",
-        ));
-    }
-    Ok(())
+    herald_protocol::text::check_label(name, MAX_NAME_CHARS)
+        .map_err(|e| ApiError::invalid(field, format!("The name {e}.")))
 }
 
 /// Label of the account fingerprint (docs/protocol.md, "Identifiers"); herald-crypto uses the

@@ -86,7 +86,16 @@ fn refuse(rejection: NotifyRejection) -> ApiError {
             forbidden_fields_message(&fields),
         )
         .fields(fields),
-        NotifyRejection::Invalid { field, message } => ApiError::invalid(&field, message),
+        // Every bad field in `fields`; the message has each one's sentence.
+        NotifyRejection::Invalid(problems) => ApiError::with_message(
+            ErrorCode::InvalidRequest,
+            problems
+                .iter()
+                .map(|p| p.message.as_str())
+                .collect::<Vec<_>>()
+                .join(" "),
+        )
+        .fields(problems.into_iter().map(|p| p.field)),
     }
 }
 

@@ -179,11 +179,7 @@ fn params(form: Params) -> Result<HashMap<String, String>, OAuthRefusal> {
 fn client_name(p: &HashMap<String, String>) -> Result<Option<String>, OAuthRefusal> {
     match p.get("client_name").map(|v| v.trim()) {
         None | Some("") => Ok(None),
-        Some(v)
-            if v.chars().count() <= MAX_CREDENTIAL_NAME_CHARS
-                && !v.chars().any(char::is_control)
-                && !herald_protocol::text::has_hidden_characters(v) =>
-        {
+        Some(v) if herald_protocol::text::check_label(v, MAX_CREDENTIAL_NAME_CHARS).is_ok() => {
             Ok(Some(v.to_owned()))
         }
         Some(_) => Err(oauth_error(

@@ -78,10 +78,40 @@ pub struct SqliteStore {
     readers: Mutex<Vec<Connection>>,
 }
 
+/// Creates the database file owner-only if it is missing, and narrows it and any existing
+/// side file (`-wal`, `-shm`, `-journal`) to 0600.
+fn owner_only(path: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o600)
+            .open(path)?;
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let mut name = path.as_os_str().to_owned();
+            name.push(suffix);
+            match std::fs::set_permissions(&name, std::fs::Permissions::from_mode(0o600)) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                other => other?,
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
+}
+
 impl SqliteStore {
     /// Opens (creating if needed) the database at `path` and migrates it to the latest schema.
+    /// The database and its `-wal`, `-shm` and `-journal` files are owner-only (0600 on Unix;
+    /// SQLite gives the side files the database's mode), also when an older relay made them
+    /// 0644.
     pub fn open(path: impl AsRef<Path>) -> StoreResult<SqliteStore> {
         let path = path.as_ref().to_path_buf();
+        owner_only(&path)?;
         let mut writer = Connection::open(&path)?;
         writer.pragma_update(None, "journal_mode", "WAL")?;
         writer.pragma_update(None, "synchronous", "FULL")?;

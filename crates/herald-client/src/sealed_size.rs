@@ -1,0 +1,31 @@
+//! The relay's envelope cap, checked before anything is sent: content within every
+//! per-part limit of docs/content.md can still seal to more than the relay accepts
+//! ([`MAX_ENVELOPE_BYTES`], 1 MiB), for example four blocks of 50,000 emoji (4 bytes each in
+//! UTF-8, a third more in base64url). Senders seal, measure with [`check`] and refuse with the
+//! limit and the size instead of meeting a bare `payload_too_large`.
+
+use herald_protocol::content::Violation;
+use herald_protocol::envelope::Envelope;
+use herald_protocol::wire::MAX_ENVELOPE_BYTES;
+
+use crate::{Error, Result};
+
+/// `Ok` when `envelope` is within [`MAX_ENVELOPE_BYTES`] as the relay measures it
+/// ([`Envelope::encoded_len`]). Otherwise `validation_failed` with one path-less violation
+/// naming `what` ("message", "answer"), both sizes in bytes, and what to do.
+pub fn check(envelope: &Envelope, what: &str) -> Result<()> {
+    let size = envelope.encoded_len();
+    if size <= MAX_ENVELOPE_BYTES {
+        return Ok(());
+    }
+    Err(Error::Validation(vec![Violation {
+        path: String::new(),
+        message: format!(
+            "the sealed {what} would be {size} bytes, over the relay's limit of \
+             {MAX_ENVELOPE_BYTES} bytes (1 MiB) for one envelope: content within every \
+             per-part limit can still be too big together (non-ASCII text takes up to 4 bytes \
+             a character, and sealing adds a third); shorten the body or blocks, or send the \
+             text as a file attachment (docs/content.md, \"Total size\")"
+        ),
+    }]))
+}
