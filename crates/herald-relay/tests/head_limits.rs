@@ -4,6 +4,7 @@
 //! what hyper answers itself (`400`, `431`) carries no body, as documented.
 
 mod agent_common;
+mod common;
 
 use std::time::Duration;
 
