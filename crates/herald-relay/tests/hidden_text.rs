@@ -81,6 +81,31 @@ async fn notification_titles_with_hidden_characters_are_refused() {
 }
 
 #[tokio::test]
+async fn every_bad_notify_field_is_named_at_once() {
+    let relay = TestRelay::start().await;
+    let url = &relay.url;
+    let account = fixtures::create_account(url).await;
+    let key = agent_key(url, &account.device_token, "notifier").await;
+    let resp = notify(
+        url,
+        &key.key,
+        json!({"title": "Deploy\nReject", "subtitle": 7, "priority": "urgent",
+               "sound": "loud", "group": "a\u{200B}b", "body": "fine\nlines"}),
+    )
+    .await;
+    let body = expect_error(resp, ErrorCode::InvalidRequest, "five bad fields").await;
+    assert_eq!(
+        body.fields,
+        ["title", "subtitle", "priority", "sound", "group"].map(str::to_owned),
+        "every bad field, in the documented order"
+    );
+    for field in ["title", "subtitle", "priority", "sound", "group"] {
+        assert!(body.message.contains(field), "{field} in {:?}", body.message);
+    }
+    relay.shutdown().await;
+}
+
+#[tokio::test]
 async fn an_oauth_form_over_the_limit_is_413() {
     let relay = TestRelay::start().await;
     let big = "x".repeat(1024 * 1024);
