@@ -275,6 +275,7 @@ async fn offer(env: &Env, agent: &AgentClient) -> herald_protocol::MessageId {
     let offered = agent
         .send_secret_offer(
             &content(json!({"title": "Staging password", "body": "For the deploy."})),
+            SECRET.as_bytes(),
             SendOptions::default(),
         )
         .await
