@@ -415,15 +415,12 @@ fn signals_during_uploads_leave_nothing_in_tmpdir() {
     let list = ok_stdout(env.device().args(["inbox", "list", "--json"]));
     assert_eq!(list.trim(), "[]", "nothing was sent");
 
-    let mut asking = Running::spawn(env.agent().args([
-        "ask",
-        "--title",
-        "Send logs",
-        "--field",
-        "logs:file",
-        "--timeout",
-        "10m",
-    ]));
+    let mut asking = Running::spawn(
+        env.agent()
+            .args(["ask", "--title", "Send logs", "--field", "logs:file"])
+            .arg("--out-dir")
+            .arg(env.work.path()),
+    );
     asking.wait_for_stderr("waiting for an answer");
     let id = env.wait_for_title("Send logs");
     env.throttle.set_up(500_000);
