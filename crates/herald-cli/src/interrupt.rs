@@ -112,7 +112,10 @@ pub enum Outcome {
 
 /// Awaits `task`, or on a signal aborts it and waits (up to [`DROP_GRACE`]) until its
 /// future is dropped. A panic in the task is resumed here.
-pub async fn run(mut signals: Signals, mut task: tokio::task::JoinHandle<CommandResult>) -> Outcome {
+pub async fn run(
+    mut signals: Signals,
+    mut task: tokio::task::JoinHandle<CommandResult>,
+) -> Outcome {
     let signal = tokio::select! {
         joined = &mut task => return Outcome::Finished(unwrap_join(joined)),
         signal = signals.recv() => signal,

@@ -340,7 +340,11 @@ fn sigint_during_an_out_dir_download_leaves_nothing_and_hints_the_resume() {
     assert!(stderr.contains("SIGINT"), "{stderr}");
     assert_eq!(entries(env.tmp.path()), Vec::<String>::new(), "TMPDIR");
 
-    let resumed = run(env.agent().args(["wait", &id]).arg("--out-dir").arg(&out_dir));
+    let resumed = run(env
+        .agent()
+        .args(["wait", &id])
+        .arg("--out-dir")
+        .arg(&out_dir));
     assert_eq!(resumed.status.code(), Some(0), "{resumed:?}");
     assert_eq!(entries(&out_dir), ["server.log"]);
     assert_eq!(
@@ -514,7 +518,10 @@ fn interrupted_secret_offer_and_reveal_hint_their_resume() {
         .expect("key printed")
         .to_owned();
     assert!(
-        stderr.contains(&format!("Resume with: herald send --title Password --secret-file {} --idempotency-key {key}", secret.display())),
+        stderr.contains(&format!(
+            "Resume with: herald send --title Password --secret-file {} --idempotency-key {key}",
+            secret.display()
+        )),
         "{stderr}"
     );
     let id = env.wait_for_title("Password");
@@ -583,7 +590,10 @@ fn a_resumed_secret_offer_must_send_the_same_file() {
         "{stderr}"
     );
     assert!(stderr.contains(&second.display().to_string()), "{stderr}");
-    assert!(!stderr.contains("secret-value"), "never the secret: {stderr}");
+    assert!(
+        !stderr.contains("secret-value"),
+        "never the secret: {stderr}"
+    );
 
     let same = Running::spawn(
         env.agent()
