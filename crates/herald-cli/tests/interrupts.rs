@@ -472,8 +472,7 @@ fn signals_while_waiting_with_out_remove_it_and_the_resume_works() {
         assert!(Instant::now() < deadline, "wait reserves --out");
         std::thread::sleep(Duration::from_millis(10));
     }
-    // Past the reservation, into the wait (the hint is registered before it).
-    std::thread::sleep(Duration::from_millis(300));
+    // The hint is registered right after the reservation, before the next await point.
     waiting.kill(libc::SIGTERM);
     let (code, _, stderr) = waiting.finish();
     assert_eq!(code, Some(143), "{stderr}");

@@ -341,7 +341,13 @@ async fn fetch_into<W: Write + Send + 'static>(
             }
         }
     };
-    let ((), decrypted) = tokio::join!(pump, decrypt);
+    tokio::pin!(decrypt);
+    let decrypted = tokio::select! {
+        // Done (or failed) before the stream ended: stop reading the network.
+        decrypted = &mut decrypt => decrypted,
+        // The stream ended, failed, or the decryptor stopped reading: its result.
+        () = pump => decrypt.await,
+    };
     decrypted.map_err(blocking_failed)?
 }
 
