@@ -8,8 +8,9 @@
 //!   `{"<field id>": "<value>", …}`.
 //! - `herald send --secret-file PATH --title T`: a secret offer; the file's content (UTF-8,
 //!   ≤ 64 KiB, not empty) is sealed to the one-time key of the device that opens it. No
-//!   `--file` or `--block`. A timed-out offer is resumed by the same command with the same
-//!   `--idempotency-key` (printed on timeout).
+//!   `--file` or `--block`. A timed-out or interrupted offer is resumed by the same command
+//!   with the same `--idempotency-key` (printed as soon as the offer is sent, and again on a
+//!   timeout or interruption); a resume with another file is refused (`idempotency_conflict`).
 //! - `herald ask … --field 'kubeconfig:secret-file' --out PATH`: the file answered for a
 //!   secret-file field (the request's only secret field) is downloaded, decrypted, verified
 //!   and written to PATH (new, 0600).
