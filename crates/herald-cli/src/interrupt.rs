@@ -5,6 +5,7 @@
 //! the resume hint the command registered with [`set_hint`] is printed and `herald` exits
 //! 130 (SIGINT) or 143 (SIGTERM).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -14,11 +15,24 @@ pub const EXIT_SIGINT: u8 = 130;
 pub const EXIT_SIGTERM: u8 = 143;
 
 /// How long an aborted command may take to reach its next await point and drop (a command
-/// inside a blocking call, e.g. a passphrase prompt, is left behind after this).
+/// inside another blocking call is left behind after this; one in a prompt at once).
 const DROP_GRACE: Duration = Duration::from_secs(5);
 
 /// The command to resume with, if the command is interrupted now.
 static HINT: Mutex<Option<String>> = Mutex::new(None);
+
+/// Set while the command blocks in a terminal prompt ([`prompting`]).
+static PROMPTING: AtomicBool = AtomicBool::new(false);
+
+/// Runs `read`, a blocking read of a prompt's answer during which the command holds no
+/// temporary file: a signal meanwhile ends `herald` at once instead of after the grace
+/// period (the read cannot be cancelled).
+pub fn prompting<T>(read: impl FnOnce() -> T) -> T {
+    PROMPTING.store(true, Ordering::SeqCst);
+    let value = read();
+    PROMPTING.store(false, Ordering::SeqCst);
+    value
+}
 
 /// Registers the command that resumes this one (`herald wait ID --out PATH`, …), printed if a
 /// signal interrupts it from now on. A later call replaces it.
@@ -121,12 +135,20 @@ pub async fn run(
         signal = signals.recv() => signal,
     };
     task.abort();
-    let dropped = match tokio::time::timeout(DROP_GRACE, &mut task).await {
-        // It finished just before the abort took effect: its work is done.
-        Ok(Ok(value)) => return Outcome::Finished(value),
-        Ok(Err(e)) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
-        Ok(Err(_)) => true,
-        Err(_) => false,
+    let deadline = tokio::time::Instant::now() + DROP_GRACE;
+    let dropped = loop {
+        // Blocked in a prompt (now or once it gets there): it cannot be dropped; go.
+        if PROMPTING.load(Ordering::SeqCst) {
+            break false;
+        }
+        match tokio::time::timeout(Duration::from_millis(20), &mut task).await {
+            // It finished just before the abort took effect: its work is done.
+            Ok(Ok(value)) => return Outcome::Finished(value),
+            Ok(Err(e)) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Ok(Err(_)) => break true,
+            Err(_) if tokio::time::Instant::now() >= deadline => break false,
+            Err(_) => {}
+        }
     };
     Outcome::Interrupted { signal, dropped }
 }

@@ -88,9 +88,10 @@ fn main() -> std::process::ExitCode {
         interrupt::Outcome::Interrupted { signal, dropped } => {
             if dropped {
                 // What the command spawned goes too (its futures dropped, their guards run);
-                // blocking steps (a decryptor, an encryptor) see the drop and stop at once. A
-                // read of standard input cannot be cancelled: do not wait for ever.
-                runtime.shutdown_timeout(std::time::Duration::from_secs(2));
+                // blocking steps (a decryptor, an encryptor) hold no path, see the drop and
+                // stop at once. A read of standard input (`herald mcp`) cannot be cancelled:
+                // wait a moment, not for ever.
+                runtime.shutdown_timeout(std::time::Duration::from_secs(1));
             } else {
                 // Stuck in a blocking call (a prompt): do not wait for it.
                 runtime.shutdown_background();

@@ -611,3 +611,27 @@ fn a_resumed_secret_offer_must_send_the_same_file() {
     assert!(stdout.contains(&id), "the same offer: {stdout}");
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "first-secret-value");
 }
+
+/// A signal while `herald` blocks reading a prompt's answer (here the recovery key of
+/// `device unlock`, from a standard input that never answers) ends it at once with 130, not
+/// after the 5 s a command gets to drop its files.
+#[test]
+fn sigint_at_a_prompt_exits_at_once() {
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = herald(home.path());
+    cmd.args(["device", "unlock", "--relay", "http://127.0.0.1:9"])
+        .stdin(Stdio::piped());
+    let mut unlocking = Running::spawn(&mut cmd);
+    // The data dir is opened right before the read, with no await point in between.
+    wait_for_entry(home.path(), "local.key", &mut unlocking);
+    let signalled = Instant::now();
+    unlocking.kill(libc::SIGINT);
+    let (code, _, stderr) = unlocking.finish();
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(
+        signalled.elapsed() < Duration::from_millis(4500),
+        "ended {:?} after the signal",
+        signalled.elapsed()
+    );
+    assert!(stderr.contains("interrupted by SIGINT"), "{stderr}");
+}
