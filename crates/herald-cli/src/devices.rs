@@ -18,6 +18,10 @@ use crate::terminal::line;
 /// Reads one secret line: from the terminal without echo (prompting on stderr), else the
 /// first line of standard input.
 fn read_secret(prompt: &str) -> Result<Zeroizing<String>> {
+    crate::interrupt::prompting(|| read_secret_line(prompt))
+}
+
+fn read_secret_line(prompt: &str) -> Result<Zeroizing<String>> {
     if std::io::stdin().is_terminal() {
         return Ok(Zeroizing::new(
             rpassword::prompt_password(prompt).context("cannot read from the terminal")?,

@@ -1,4 +1,5 @@
-//! Exit codes (docs/cli.md): scripts branch on these.
+//! Exit codes (docs/cli.md): scripts branch on these. After SIGINT or SIGTERM: 130 or 143
+//! ([`crate::interrupt`]).
 
 /// Success; for `ask`/`wait`: the request was answered (the answer is on stdout).
 pub const OK: u8 = 0;

@@ -11,6 +11,7 @@ mod device;
 mod devices;
 mod exit;
 mod hints;
+mod interrupt;
 mod mcp;
 mod out_file;
 mod reveal;
@@ -58,7 +59,15 @@ fn main() -> std::process::ExitCode {
             return exit::ERROR.into();
         }
     };
-    let result = runtime.block_on(async move {
+    // Signal handlers first, so that a signal at any point of the command is seen.
+    let signals = match runtime.block_on(async { interrupt::Signals::install() }) {
+        Ok(signals) => signals,
+        Err(e) => {
+            eprintln!("herald: cannot start: listening for SIGINT/SIGTERM: {e}");
+            return exit::ERROR.into();
+        }
+    };
+    let task = runtime.spawn(async move {
         match cli.command {
             Command::Send(a) => send::send(a).await,
             Command::Ask(a) => send::ask(a).await,
@@ -74,6 +83,22 @@ fn main() -> std::process::ExitCode {
             Command::Notifications(a) => hints::device(agents::notifications(a).await),
         }
     });
+    let result = match runtime.block_on(interrupt::run(signals, task)) {
+        interrupt::Outcome::Finished(result) => result,
+        interrupt::Outcome::Interrupted { signal, dropped } => {
+            if dropped {
+                // What the command spawned goes too (its futures dropped, their guards run);
+                // blocking steps (a decryptor, an encryptor) hold no path, see the drop and
+                // stop at once. A read of standard input (`herald mcp`) cannot be cancelled:
+                // wait a moment, not for ever.
+                runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+            } else {
+                // Stuck in a blocking call (a prompt): do not wait for it.
+                runtime.shutdown_background();
+            }
+            return interrupt::report(signal, dropped).into();
+        }
+    };
     match result {
         Ok(code) => code,
         Err(e) => {

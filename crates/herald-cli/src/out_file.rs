@@ -1,6 +1,7 @@
 //! Output files for secrets (docs/secrets.md): created new (`O_EXCL`) with mode 0600 BEFORE
 //! the secret is collected, because a secret is handed over once and must have somewhere to
-//! go. If the command fails or times out before writing, the empty file is removed again.
+//! go. If the command fails, times out or is interrupted (SIGINT/SIGTERM drop the command's
+//! future, [`crate::interrupt`]) before writing, the file is removed again.
 
 use std::fs::File;
 use std::io::Write;

@@ -42,6 +42,12 @@ pub async fn reveal(
         bail!("{id} is not a secret offer");
     }
     let file = OutFile::create(out)?;
+    let resume = format!(
+        "herald inbox reveal {id} --out {}",
+        crate::send::shell_word(&out.display().to_string())
+    );
+    // Interrupted (SIGINT, SIGTERM), the file is removed and the offer stays open.
+    crate::interrupt::set_hint(resume.clone());
     let mut events = core.subscribe();
     core.start_sync()?;
     core.open_secret_offer(id).await?;
@@ -59,8 +65,7 @@ pub async fn reveal(
         Err(_) => {
             print_json(&json!({"id": id, "status": "waiting", "timedOut": true}));
             eprintln!(
-                "herald: stopped waiting; the offer stays open on this device. Resume with: herald inbox reveal {id} --out {}",
-                crate::send::shell_word(&out.display().to_string())
+                "herald: stopped waiting; the offer stays open on this device. Resume with: {resume}"
             );
             return Ok(exit::TIMED_OUT.into());
         }

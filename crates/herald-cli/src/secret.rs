@@ -8,8 +8,9 @@
 //!   `{"<field id>": "<value>", …}`.
 //! - `herald send --secret-file PATH --title T`: a secret offer; the file's content (UTF-8,
 //!   ≤ 64 KiB, not empty) is sealed to the one-time key of the device that opens it. No
-//!   `--file` or `--block`. A timed-out offer is resumed by the same command with the same
-//!   `--idempotency-key` (printed on timeout).
+//!   `--file` or `--block`. A timed-out or interrupted offer is resumed by the same command
+//!   with the same `--idempotency-key` (printed as soon as the offer is sent, and again on a
+//!   timeout or interruption); a resume with another file is refused (`idempotency_conflict`).
 //! - `herald ask … --field 'kubeconfig:secret-file' --out PATH`: the file answered for a
 //!   secret-file field (the request's only secret field) is downloaded, decrypted, verified
 //!   and written to PATH (new, 0600).
@@ -238,6 +239,21 @@ fn wipe(values: &mut Map<String, Value>) {
     }
 }
 
+/// This command line again (tokens are never arguments, so it holds no secret), with
+/// `--idempotency-key key` added unless it was given.
+fn resume_command(key: &str, given: bool) -> String {
+    let mut words: Vec<String> = std::env::args()
+        .skip(1)
+        .map(|a| crate::send::shell_word(&a))
+        .collect();
+    words.insert(0, "herald".into());
+    if !given {
+        words.push("--idempotency-key".into());
+        words.push(crate::send::shell_word(key));
+    }
+    words.join(" ")
+}
+
 /// `herald send --secret-file PATH`: sends a secret offer, waits for a device to open it,
 /// seals and posts the file's content, and waits for the device to collect it. Prints
 /// `{id, status}` (`delivered`, `sent`, `notOpened`, `expired`); exit 0 when delivered, 3
@@ -288,11 +304,29 @@ pub async fn send(args: SendArgs, path: &Path) -> Result<ExitCode> {
         reply_to,
         ..SendOptions::default()
     };
-    let record = client.send_secret_offer(&message, options).await?;
+    let given_key = args.content.idempotency_key.is_some();
+    let record = client
+        .send_secret_offer(&message, secret.as_bytes(), options)
+        .await
+        .map_err(|e| {
+            let e = anyhow::Error::new(e);
+            if given_key && crate::hints::is(&e, herald_protocol::ErrorCode::IdempotencyConflict)
+            {
+                anyhow::anyhow!(
+                    "--idempotency-key {key} was used for an offer of a different secret (or another title, body or --reply-to): a resumed offer must send the same file unchanged, and {} differs. Resume with the file first offered, or offer this one as a new offer (without --idempotency-key)",
+                    path.display()
+                )
+            } else {
+                e
+            }
+        })?;
+    // Known from here on: an interrupted or timed-out offer is resumed, not duplicated.
+    let resume = resume_command(&key, given_key);
     eprintln!(
-        "herald: offered {} — waiting for a device to open it",
+        "herald: offered {} (idempotency key {key}) — waiting for a device to open it. If this stops, resume with: {resume}",
         record.id
     );
+    crate::interrupt::set_hint(resume);
     let outcome = client
         .deliver_secret(&record.id, secret.as_bytes(), timeout)
         .await?;

@@ -216,6 +216,8 @@ async fn finish(
             shell_word(&dir.display().to_string())
         ));
     }
+    // Interrupted from here on (SIGINT, SIGTERM), the request stays open: same hint.
+    crate::interrupt::set_hint(resume.clone());
     match client.wait(id, timeout).await? {
         WaitOutcome::Answered(mut answer) => {
             match (&answer.secrets, out) {

@@ -31,7 +31,15 @@ pub async fn attach_demo_image(agent: &AgentClient, content: &mut MessageContent
     else {
         return Ok(());
     };
-    let dir = tempfile::tempdir()?;
+    // Owner-only like every temporary directory of ours (removed on drop, also when this
+    // future is dropped).
+    let mut builder = tempfile::Builder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o700));
+    }
+    let dir = builder.prefix("herald-demo-").tempdir()?;
     let path = dir.path().join("architecture.png");
     tokio::fs::write(&path, DEMO_IMAGE).await?;
     *slot = agent.upload_file(&path).await?;

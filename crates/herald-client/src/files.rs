@@ -11,12 +11,21 @@
 //! plaintext into a temporary file next to the destination; only when the size and SHA-256
 //! match the attachment is it renamed into place (never over an existing file). Memory stays
 //! bounded by a few fixed buffers whatever the file size.
+//!
+//! Cancellation: every temporary file and directory is held by a guard in the calling future
+//! (owner-only from creation: directory 0700, files 0600), so dropping the future (an
+//! interrupted command, a timeout) removes it at once, as an error does. The blocking
+//! encryption and decryption steps get only an open file handle and stop promptly once the
+//! future is gone: the decryptor reads the ciphertext from a channel the future fills (closed
+//! on drop), the encryptor checks a flag the future raises on drop.
 
-use std::io::{BufReader, BufWriter, Write};
+use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
-use futures_util::TryStreamExt;
+use futures_util::StreamExt;
 use herald_crypto::files::{decrypt_file, encrypt_file, FileError, FileKey};
 use herald_protocol::content::{Attachment, MAX_ATTACHMENT_BYTES, MAX_ATTACHMENT_NAME_CHARS};
 use herald_protocol::files::{FileReservation, ReserveFileRequest, MAX_FILE_BYTES};
@@ -30,6 +39,8 @@ use crate::{Error, Result};
 const TRANSFER_TIMEOUT: Duration = Duration::from_secs(60 * 60);
 /// Read buffer when streaming the ciphertext from disk.
 const STREAM_BUFFER: usize = 256 * 1024;
+/// Network chunks of ciphertext queued for the decryptor (each one of reqwest's reads).
+const PIPE_CHUNKS: usize = 16;
 
 /// The MIME type for a path, from its extension (`application/octet-stream` when unknown).
 pub fn guess_type(path: &Path) -> String {
@@ -110,9 +121,16 @@ pub async fn upload_file_as(
         )));
     }
     let source = path.to_path_buf();
-    let (dir, encrypted, info) = tokio::task::spawn_blocking(move || encrypt_to_temp(&source))
+    // The temporary directory is this future's: dropped (interrupted) or failed, it goes.
+    let (dir, encrypted, output) = tokio::task::spawn_blocking(temp_upload_file)
         .await
         .map_err(blocking_failed)??;
+    let cancel = CancelOnDrop::default();
+    let cancelled = cancel.flag();
+    let info = tokio::task::spawn_blocking(move || encrypt_into(&source, output, &cancelled))
+        .await
+        .map_err(blocking_failed)??;
+    drop(cancel);
     if info.encrypted_size > MAX_FILE_BYTES {
         return Err(Error::InvalidInput(
             "the encrypted file is too large".into(),
@@ -166,22 +184,38 @@ fn check_name(name: &str) -> Result<()> {
     }
 }
 
-/// What the blocking encryption step returns: the temporary directory (removed on drop), the
-/// ciphertext's path inside it, and the encryption result.
-type Encrypted = (
-    tempfile::TempDir,
-    PathBuf,
-    herald_crypto::files::EncryptedFile,
-);
+/// A private temporary directory `herald-upload-*` in `TMPDIR` (mode 0700, removed with
+/// everything in it on drop), the path of the ciphertext file in it, and that file, created
+/// new with mode 0600.
+fn temp_upload_file() -> Result<(tempfile::TempDir, PathBuf, std::fs::File)> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix("herald-upload-");
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        builder.permissions(std::fs::Permissions::from_mode(0o700));
+        options.mode(0o600);
+    }
+    let dir = builder.tempdir()?;
+    let path = dir.path().join("file.age");
+    let output = options.open(&path)?;
+    Ok((dir, path, output))
+}
 
-fn encrypt_to_temp(source: &Path) -> Result<Encrypted> {
+/// Encrypts `source` into `output` (blocking); stops with an error once `cancelled` is set.
+fn encrypt_into(
+    source: &Path,
+    output: std::fs::File,
+    cancelled: &AtomicBool,
+) -> Result<herald_crypto::files::EncryptedFile> {
     let input = std::fs::File::open(source)
         .map_err(|e| Error::InvalidInput(format!("{}: {e}", source.display())))?;
-    let dir = tempfile::Builder::new()
-        .prefix("herald-upload-")
-        .tempdir()?;
-    let path = dir.path().join("file.age");
-    let output = std::fs::File::create(&path)?;
+    let input = Cancellable {
+        inner: input,
+        cancelled,
+    };
     let mut writer = BufWriter::with_capacity(STREAM_BUFFER, output);
     let info = encrypt_file(
         BufReader::with_capacity(STREAM_BUFFER, input),
@@ -190,7 +224,61 @@ fn encrypt_to_temp(source: &Path) -> Result<Encrypted> {
     )
     .map_err(file_error)?;
     writer.flush()?;
-    Ok((dir, path, info))
+    Ok(info)
+}
+
+/// Raises its flag when dropped: the future that owns it is gone, and the blocking step
+/// that watches the flag stops.
+#[derive(Default)]
+struct CancelOnDrop(Arc<AtomicBool>);
+
+impl CancelOnDrop {
+    fn flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.0)
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// A reader that fails once `cancelled` is set.
+struct Cancellable<'a, R> {
+    inner: R,
+    cancelled: &'a AtomicBool,
+}
+
+impl<R: Read> Read for Cancellable<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.cancelled.load(Ordering::Relaxed) {
+            return Err(std::io::Error::other("cancelled"));
+        }
+        self.inner.read(buf)
+    }
+}
+
+/// The decryptor's end of the ciphertext channel: the chunks the download future received,
+/// then end of file when the future finished the stream or was dropped (a truncated
+/// ciphertext, which the decryptor refuses).
+struct ChannelReader {
+    rx: tokio::sync::mpsc::Receiver<std::io::Result<tokio_util::bytes::Bytes>>,
+    chunk: tokio_util::bytes::Bytes,
+}
+
+impl Read for ChannelReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.chunk.is_empty() {
+            match self.rx.blocking_recv() {
+                Some(chunk) => self.chunk = chunk?,
+                None => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.chunk.len());
+        buf[..n].copy_from_slice(&self.chunk.split_to(n));
+        Ok(n)
+    }
 }
 
 fn parse_attachment(attachment: &Attachment) -> Result<(FileId, FileKey, [u8; 32])> {
@@ -205,7 +293,9 @@ fn parse_attachment(attachment: &Attachment) -> Result<(FileId, FileKey, [u8; 32
 }
 
 /// Streams the attachment's ciphertext from the relay through the decryptor into `out`
-/// (inside a blocking task) and checks size and SHA-256; returns `out` on success.
+/// (inside a blocking task) and checks size and SHA-256; returns `out` on success. This
+/// future reads the network and hands the chunks over a bounded channel; dropped, it closes
+/// the channel and the decryptor stops at its next read.
 async fn fetch_into<W: Write + Send + 'static>(
     http: &RelayHttp,
     attachment: &Attachment,
@@ -229,14 +319,71 @@ async fn fetch_into<W: Write + Send + 'static>(
     if resp.content_length().is_some_and(|n| n > MAX_FILE_BYTES) {
         return Err(Error::Protocol("the relay sent an oversized file".into()));
     }
-    let stream = resp.bytes_stream().map_err(std::io::Error::other);
-    let reader = tokio_util::io::SyncIoBridge::new(tokio_util::io::StreamReader::new(stream));
+    let (tx, rx) = tokio::sync::mpsc::channel(PIPE_CHUNKS);
     let size = attachment.size;
-    tokio::task::spawn_blocking(move || {
+    let decrypt = tokio::task::spawn_blocking(move || {
         let mut out = out;
-        let reader = std::io::BufReader::with_capacity(STREAM_BUFFER, reader);
+        let reader = ChannelReader {
+            rx,
+            chunk: Default::default(),
+        };
+        let reader = BufReader::with_capacity(STREAM_BUFFER, reader);
         decrypt_file(reader, &mut out, &key, size, &sha256).map_err(file_error)?;
         Ok(out)
+    });
+    let mut stream = resp.bytes_stream();
+    let pump = async move {
+        while let Some(chunk) = stream.next().await {
+            let failed = chunk.is_err();
+            // A closed channel: the decryptor stopped (its error is the one reported).
+            if tx.send(chunk.map_err(std::io::Error::other)).await.is_err() || failed {
+                break;
+            }
+        }
+    };
+    tokio::pin!(decrypt);
+    let decrypted = tokio::select! {
+        // Done (or failed) before the stream ended: stop reading the network.
+        decrypted = &mut decrypt => decrypted,
+        // The stream ended, failed, or the decryptor stopped reading: its result.
+        () = pump => decrypt.await,
+    };
+    decrypted.map_err(blocking_failed)?
+}
+
+/// A new temporary file `.herald-download-*` (mode 0600) in `dir`: the open file, and its
+/// path, removed when dropped unless persisted.
+async fn temp_download_file(dir: PathBuf) -> Result<(std::fs::File, tempfile::TempPath)> {
+    let temp = tokio::task::spawn_blocking(move || {
+        if !dir.is_dir() {
+            return Err(Error::InvalidInput(format!(
+                "{} is not a directory",
+                dir.display()
+            )));
+        }
+        Ok(tempfile::Builder::new()
+            .prefix(".herald-download-")
+            .tempfile_in(dir)?)
+    })
+    .await
+    .map_err(blocking_failed)??;
+    Ok(temp.into_parts())
+}
+
+/// Decrypts the attachment into `file` (see [`fetch_into`]) and syncs it to disk.
+async fn fetch_into_file(
+    http: &RelayHttp,
+    attachment: &Attachment,
+    file: std::fs::File,
+) -> Result<()> {
+    let writer = BufWriter::with_capacity(STREAM_BUFFER, file);
+    let writer = fetch_into(http, attachment, writer).await?;
+    tokio::task::spawn_blocking(move || {
+        let file = writer
+            .into_inner()
+            .map_err(|e| Error::Storage(format!("file: {}", e.error())))?;
+        file.sync_all()?;
+        Ok(())
     })
     .await
     .map_err(blocking_failed)?
@@ -252,32 +399,16 @@ pub async fn download_file(http: &RelayHttp, attachment: &Attachment, dest: &Pat
     let dir = tokio::task::spawn_blocking(move || check_dest(&checked))
         .await
         .map_err(blocking_failed)??;
-    let temp = tokio::task::spawn_blocking(move || {
-        tempfile::Builder::new()
-            .prefix(".herald-download-")
-            .tempfile_in(dir)
+    // The temporary path is this future's: dropped (interrupted) or failed, it is removed.
+    let (file, temp) = temp_download_file(dir).await?;
+    fetch_into_file(http, attachment, file).await?;
+    temp.persist_noclobber(dest).map_err(|e| {
+        if e.error.kind() == std::io::ErrorKind::AlreadyExists {
+            Error::InvalidInput(format!("{} already exists", dest.display()))
+        } else {
+            Error::Storage(format!("saving {}: {}", dest.display(), e.error))
+        }
     })
-    .await
-    .map_err(blocking_failed)??;
-    let writer = BufWriter::with_capacity(STREAM_BUFFER, temp);
-    let writer = fetch_into(http, attachment, writer).await?;
-    let dest = dest.to_path_buf();
-    tokio::task::spawn_blocking(move || {
-        let temp = writer
-            .into_inner()
-            .map_err(|e| Error::Storage(format!("file: {}", e.error())))?;
-        temp.as_file().sync_all()?;
-        temp.persist_noclobber(&dest).map_err(|e| {
-            if e.error.kind() == std::io::ErrorKind::AlreadyExists {
-                Error::InvalidInput(format!("{} already exists", dest.display()))
-            } else {
-                Error::Storage(format!("saving {}: {}", dest.display(), e.error))
-            }
-        })?;
-        Ok(())
-    })
-    .await
-    .map_err(blocking_failed)?
 }
 
 /// The directory a new file `dest` goes into, after checking that `dest` names a file that
@@ -345,49 +476,27 @@ pub async fn download_file_into_dir(
     dir: &Path,
     candidates: impl Iterator<Item = String> + Send + 'static,
 ) -> Result<PathBuf> {
-    let in_dir = dir.to_path_buf();
-    let temp = tokio::task::spawn_blocking(move || {
-        if !in_dir.is_dir() {
-            return Err(Error::InvalidInput(format!(
-                "{} is not a directory",
-                in_dir.display()
-            )));
-        }
-        Ok(tempfile::Builder::new()
-            .prefix(".herald-download-")
-            .tempfile_in(in_dir)?)
-    })
-    .await
-    .map_err(blocking_failed)??;
-    let writer = BufWriter::with_capacity(STREAM_BUFFER, temp);
-    let writer = fetch_into(http, attachment, writer).await?;
-    let dir = dir.to_path_buf();
-    tokio::task::spawn_blocking(move || {
-        let mut temp = writer
-            .into_inner()
-            .map_err(|e| Error::Storage(format!("file: {}", e.error())))?;
-        temp.as_file().sync_all()?;
-        for name in candidates {
-            let dest = dir.join(&name);
-            match temp.persist_noclobber(&dest) {
-                Ok(_) => return Ok(dest),
-                Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => temp = e.file,
-                Err(e) => {
-                    return Err(Error::Storage(format!(
-                        "saving {}: {}",
-                        dest.display(),
-                        e.error
-                    )))
-                }
+    // The temporary path is this future's: dropped (interrupted) or failed, it is removed.
+    let (file, mut temp) = temp_download_file(dir.to_path_buf()).await?;
+    fetch_into_file(http, attachment, file).await?;
+    for name in candidates {
+        let dest = dir.join(&name);
+        match temp.persist_noclobber(&dest) {
+            Ok(()) => return Ok(dest),
+            Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => temp = e.path,
+            Err(e) => {
+                return Err(Error::Storage(format!(
+                    "saving {}: {}",
+                    dest.display(),
+                    e.error
+                )))
             }
         }
-        Err(Error::InvalidInput(format!(
-            "{}: every name for this file is taken",
-            dir.display()
-        )))
-    })
-    .await
-    .map_err(blocking_failed)?
+    }
+    Err(Error::InvalidInput(format!(
+        "{}: every name for this file is taken",
+        dir.display()
+    )))
 }
 
 /// Downloads and decrypts an attachment into memory, for attachments of at most `max` bytes

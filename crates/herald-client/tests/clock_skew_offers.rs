@@ -28,7 +28,7 @@ async fn offer(core: &Core, agent: &AgentClient) -> MessageId {
     )
     .unwrap();
     let offered = agent
-        .send_secret_offer(&content, SendOptions::default())
+        .send_secret_offer(&content, SECRET.as_bytes(), SendOptions::default())
         .await
         .expect("offer sent");
     core.sync_once().await.expect("sync");

@@ -275,6 +275,7 @@ async fn offer(env: &Env, agent: &AgentClient) -> herald_protocol::MessageId {
     let offered = agent
         .send_secret_offer(
             &content(json!({"title": "Staging password", "body": "For the deploy."})),
+            SECRET.as_bytes(),
             SendOptions::default(),
         )
         .await
@@ -429,5 +430,32 @@ async fn sender_refuses_a_substituted_offer_key() {
         herald_protocol::secrets::SecretOfferStatus::Opened,
         "nothing was sent"
     );
+    env.relay.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_offer_resent_under_its_key_must_carry_the_same_secret() {
+    let env = env().await;
+    let (agent, _) = env.agent("vault-bot").await;
+    let offer_content = content(json!({"title": "Deploy key", "body": "Rotate it."}));
+    let options = || SendOptions {
+        idempotency_key: Some("idk_resume-test-key".into()),
+        ..SendOptions::default()
+    };
+    let first = agent
+        .send_secret_offer(&offer_content, SECRET.as_bytes(), options())
+        .await
+        .expect("offer sent");
+    let again = agent
+        .send_secret_offer(&offer_content, SECRET.as_bytes(), options())
+        .await
+        .expect("the same offer resent");
+    assert_eq!(again.id, first.id, "the same secret resumes the one offer");
+    let err = agent
+        .send_secret_offer(&offer_content, b"another-secret-entirely", options())
+        .await
+        .expect_err("another secret under the key is refused");
+    assert_eq!(err.code(), ErrorCode::IdempotencyConflict.as_str(), "{err}");
+    assert!(!err.to_string().contains("another-secret"), "{err}");
     env.relay.shutdown().await;
 }

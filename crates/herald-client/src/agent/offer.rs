@@ -37,13 +37,26 @@ pub enum OfferOutcome {
 }
 
 impl AgentClient {
-    /// Sends a secret offer: `content` must be a title and body only (no form, actions or
-    /// blocks). Errors: `validation_failed`, `invalid_input`, relay errors.
+    /// Sends a secret offer for `secret` (the value [`AgentClient::deliver_secret`] will
+    /// deliver; ≤ 64 KiB): `content` must be a title and body only (no form, actions or
+    /// blocks). The secret itself is not sent here; its HMAC under this connection's
+    /// idempotency key goes into the keyed request digest (`contentDigest`), so sending
+    /// again under the same `idempotency_key` returns the first offer only for the same
+    /// content and the same secret. Errors: `validation_failed`, `invalid_input`,
+    /// `idempotency_conflict` (the key was used for another offer, or for this offer with
+    /// another secret), relay errors.
     pub async fn send_secret_offer(
         &self,
         content: &MessageContent,
+        secret: &[u8],
         options: SendOptions,
     ) -> Result<MessageRecord> {
+        if secret.len() > MAX_SECRET_OFFER_BYTES {
+            return Err(Error::InvalidInput(format!(
+                "a secret offer holds at most {} KiB",
+                MAX_SECRET_OFFER_BYTES / 1024
+            )));
+        }
         content.validate().map_err(Error::Validation)?;
         if content.expects_answer() || !content.blocks.is_empty() {
             return Err(Error::InvalidInput(
@@ -68,10 +81,14 @@ impl AgentClient {
             &self.keys.signer(connection_id),
         )?;
         crate::sealed_size::check(&envelope, "secret offer")?;
+        // Only inside the HMAC input: neither the secret nor its own (keyed) digest leaves
+        // this process.
+        let secret_digest = self.keys.idempotency_digest(secret);
         let digest_input = serde_json::to_vec(&serde_json::json!({
             "content": content,
             "kind": SECRET_OFFER_KIND,
             "replyTo": options.reply_to,
+            "secret": b64_encode(&secret_digest),
         }))
         .map_err(|e| Error::Protocol(e.to_string()))?;
         let request = SendMessageRequest {

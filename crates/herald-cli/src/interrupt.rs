@@ -1,0 +1,182 @@
+//! SIGINT and SIGTERM (docs/cli.md, "Interruption"): the command runs as a task that main
+//! races against the two signals. On a signal the task is aborted, which drops its future
+//! and with it every guard it holds — the pre-created `--out` file ([`crate::out_file`]),
+//! temporary downloads and uploads (herald-client's files) — exactly as an error would; then
+//! the resume hint the command registered with [`set_hint`] is printed and `herald` exits
+//! 130 (SIGINT) or 143 (SIGTERM).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// Exit code after SIGINT (128 + 2, the shells' convention).
+pub const EXIT_SIGINT: u8 = 130;
+/// Exit code after SIGTERM (128 + 15).
+pub const EXIT_SIGTERM: u8 = 143;
+
+/// How long an aborted command may take to reach its next await point and drop (a command
+/// inside another blocking call is left behind after this; one in a prompt at once).
+const DROP_GRACE: Duration = Duration::from_secs(5);
+
+/// The command to resume with, if the command is interrupted now.
+static HINT: Mutex<Option<String>> = Mutex::new(None);
+
+/// Set while the command blocks in a terminal prompt ([`prompting`]).
+static PROMPTING: AtomicBool = AtomicBool::new(false);
+
+/// Runs `read`, a blocking read of a prompt's answer during which the command holds no
+/// temporary file: a signal meanwhile ends `herald` at once instead of after the grace
+/// period (the read cannot be cancelled).
+pub fn prompting<T>(read: impl FnOnce() -> T) -> T {
+    PROMPTING.store(true, Ordering::SeqCst);
+    let value = read();
+    PROMPTING.store(false, Ordering::SeqCst);
+    value
+}
+
+/// Registers the command that resumes this one (`herald wait ID --out PATH`, …), printed if a
+/// signal interrupts it from now on. A later call replaces it.
+pub fn set_hint(command: impl Into<String>) {
+    if let Ok(mut hint) = HINT.lock() {
+        *hint = Some(command.into());
+    }
+}
+
+fn take_hint() -> Option<String> {
+    HINT.lock().ok().and_then(|mut h| h.take())
+}
+
+/// A signal that stops a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Signal {
+    /// SIGINT (Ctrl-C).
+    Interrupt,
+    /// SIGTERM.
+    Terminate,
+}
+
+impl Signal {
+    fn name(self) -> &'static str {
+        match self {
+            Signal::Interrupt => "SIGINT",
+            Signal::Terminate => "SIGTERM",
+        }
+    }
+
+    /// 130 or 143.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Signal::Interrupt => EXIT_SIGINT,
+            Signal::Terminate => EXIT_SIGTERM,
+        }
+    }
+}
+
+/// Listens for SIGINT and SIGTERM from the moment it is made (the default handlers, which
+/// would end the process without cleaning up, are replaced).
+pub struct Signals {
+    #[cfg(unix)]
+    interrupt: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    terminate: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    /// Installs the handlers; needs a running Tokio runtime with IO enabled.
+    pub fn install() -> std::io::Result<Signals> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{signal, SignalKind};
+            Ok(Signals {
+                interrupt: signal(SignalKind::interrupt())?,
+                terminate: signal(SignalKind::terminate())?,
+            })
+        }
+        #[cfg(not(unix))]
+        Ok(Signals {})
+    }
+
+    async fn recv(&mut self) -> Signal {
+        #[cfg(unix)]
+        {
+            tokio::select! {
+                _ = self.interrupt.recv() => Signal::Interrupt,
+                _ = self.terminate.recv() => Signal::Terminate,
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+            Signal::Interrupt
+        }
+    }
+}
+
+/// What a command returns.
+pub type CommandResult = anyhow::Result<std::process::ExitCode>;
+
+/// How a command ended.
+pub enum Outcome {
+    /// It finished (its own result).
+    Finished(CommandResult),
+    /// A signal stopped it; `dropped` says whether its future was dropped (its guards ran)
+    /// within the grace period.
+    Interrupted { signal: Signal, dropped: bool },
+}
+
+/// Awaits `task`, or on a signal aborts it and waits (up to [`DROP_GRACE`]) until its
+/// future is dropped. A panic in the task is resumed here.
+pub async fn run(
+    mut signals: Signals,
+    mut task: tokio::task::JoinHandle<CommandResult>,
+) -> Outcome {
+    let signal = tokio::select! {
+        joined = &mut task => return Outcome::Finished(unwrap_join(joined)),
+        signal = signals.recv() => signal,
+    };
+    task.abort();
+    let deadline = tokio::time::Instant::now() + DROP_GRACE;
+    let dropped = loop {
+        // Blocked in a prompt (now or once it gets there): it cannot be dropped; go.
+        if PROMPTING.load(Ordering::SeqCst) {
+            break false;
+        }
+        match tokio::time::timeout(Duration::from_millis(20), &mut task).await {
+            // It finished just before the abort took effect: its work is done.
+            Ok(Ok(value)) => return Outcome::Finished(value),
+            Ok(Err(e)) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Ok(Err(_)) => break true,
+            Err(_) if tokio::time::Instant::now() >= deadline => break false,
+            Err(_) => {}
+        }
+    };
+    Outcome::Interrupted { signal, dropped }
+}
+
+fn unwrap_join(joined: Result<CommandResult, tokio::task::JoinError>) -> CommandResult {
+    match joined {
+        Ok(value) => value,
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        // Only `run` aborts the task, and not on this path.
+        Err(e) => Err(anyhow::anyhow!("the command stopped: {e}")),
+    }
+}
+
+/// Tells what happened on standard error, with the resume hint if the command left one, and
+/// returns the exit code. `dropped`: the command's future was dropped (its temporary files
+/// are gone).
+pub fn report(signal: Signal, dropped: bool) -> u8 {
+    let cleaned = if dropped {
+        "; temporary files were removed"
+    } else {
+        ""
+    };
+    match take_hint() {
+        Some(hint) => eprintln!(
+            "herald: interrupted by {}{cleaned}. Resume with: {hint}",
+            signal.name()
+        ),
+        None => eprintln!("herald: interrupted by {}{cleaned}", signal.name()),
+    }
+    signal.exit_code()
+}
