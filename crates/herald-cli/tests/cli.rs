@@ -279,7 +279,12 @@ fn agent_text_cannot_drive_the_terminal() {
     let s = setup();
     // A title is one line of visible text (the title rule, docs/content.md): an escape
     // sequence, a second line, a bidi override or an invisible title is refused before sealing.
-    for title in ["ok\u{1b}[31mred", "Deploy\nReject", "\u{202E}gnp.exe", "\u{200B}"] {
+    for title in [
+        "ok\u{1b}[31mred",
+        "Deploy\nReject",
+        "\u{202E}gnp.exe",
+        "\u{200B}",
+    ] {
         let out = run(agent(&s).args(["send", "--title", title]));
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{title:?} is refused: {stderr}");
@@ -303,7 +308,10 @@ fn agent_text_cannot_drive_the_terminal() {
         !shown.contains('\u{1b}') && !shown.contains('\u{7}'),
         "no raw control characters: {shown:?}"
     );
-    assert!(shown.contains("\\e]0;pwned"), "shown as visible text: {shown:?}");
+    assert!(
+        shown.contains("\\e]0;pwned"),
+        "shown as visible text: {shown:?}"
+    );
 }
 
 #[test]
