@@ -277,27 +277,40 @@ fn a_revoked_connection_is_refused_at_once() {
 #[test]
 fn agent_text_cannot_drive_the_terminal() {
     let s = setup();
+    // A title is one line of visible text (the title rule, docs/content.md): an escape
+    // sequence, a second line, a bidi override or an invisible title is refused before sealing.
+    for title in [
+        "ok\u{1b}[31mred",
+        "Deploy\nReject",
+        "\u{202E}gnp.exe",
+        "\u{200B}",
+    ] {
+        let out = run(agent(&s).args(["send", "--title", title]));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{title:?} is refused: {stderr}");
+        assert!(
+            stderr.contains("title: must be one line of visible text"),
+            "{title:?}: the refusal names the title and the rule: {stderr}"
+        );
+    }
+    assert!(inbox_list(&s).is_empty(), "nothing was sent");
     ok_stdout(agent(&s).args([
         "send",
         "--title",
-        "ok\u{1b}[31mred",
+        "ok red",
         "--body",
         "x\u{1b}]0;pwned\u{7}y",
     ]));
     let list = ok_stdout(herald(s.home.path()).args(["inbox", "list"]));
-    assert!(
-        !list.contains('\u{1b}'),
-        "no raw escape in the list: {list:?}"
-    );
-    assert!(
-        list.contains("ok\\e[31mred"),
-        "shown as visible text: {list:?}"
-    );
     let id = list.split_whitespace().next().unwrap().to_owned();
     let shown = ok_stdout(herald(s.home.path()).args(["inbox", "show", &id]));
     assert!(
         !shown.contains('\u{1b}') && !shown.contains('\u{7}'),
         "no raw control characters: {shown:?}"
+    );
+    assert!(
+        shown.contains("\\e]0;pwned"),
+        "shown as visible text: {shown:?}"
     );
 }
 

@@ -272,8 +272,7 @@ impl AgentClient {
         let loaded = self.directory().await?;
         let (directory, connection_id) = &*loaded;
         let id = herald_crypto::new_message_id();
-        let envelope =
-            self.seal_message(directory, connection_id, &id, &now_rfc3339(), content)?;
+        let envelope = self.seal_message(directory, connection_id, &id, &now_rfc3339(), content)?;
         crate::sealed_size::check(&envelope, "message")
     }
 

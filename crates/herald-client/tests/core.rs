@@ -303,7 +303,11 @@ async fn a_title_breaking_the_title_rule_is_refused_and_shown_inert() {
     .unwrap();
     // A bidi override that makes "Approve: fdp.exe" read differently, a second line, and a
     // title of zero-width spaces only.
-    let bad_titles = ["Approve \u{202E}fdp.exe", "Deploy\nReject", "\u{200B}\u{200B}"];
+    let bad_titles = [
+        "Approve \u{202E}fdp.exe",
+        "Deploy\nReject",
+        "\u{200B}\u{200B}",
+    ];
     for title in bad_titles {
         let err = agent
             .send(&approve_reject(title), SendOptions::default())

@@ -249,16 +249,19 @@ impl NotifyRequest {
         });
         let speak = keep(p, flag(map, "speak", false));
         let expect_reply = keep(p, flag(map, "expectReply", false));
-        let priority = keep(p, match map.get("priority") {
-            None | Some(Value::Null) => Ok(Priority::Normal),
-            Some(Value::String(v)) if v == "low" => Ok(Priority::Low),
-            Some(Value::String(v)) if v == "normal" => Ok(Priority::Normal),
-            Some(Value::String(v)) if v == "high" => Ok(Priority::High),
-            Some(_) => Err(invalid(
-                "priority",
-                "priority must be \"low\", \"normal\" or \"high\".",
-            )),
-        });
+        let priority = keep(
+            p,
+            match map.get("priority") {
+                None | Some(Value::Null) => Ok(Priority::Normal),
+                Some(Value::String(v)) if v == "low" => Ok(Priority::Low),
+                Some(Value::String(v)) if v == "normal" => Ok(Priority::Normal),
+                Some(Value::String(v)) if v == "high" => Ok(Priority::High),
+                Some(_) => Err(invalid(
+                    "priority",
+                    "priority must be \"low\", \"normal\" or \"high\".",
+                )),
+            },
+        );
         let sound = keep(p, flag(map, "sound", true));
         let group = keep(p, text(map, "group", MAX_GROUP_CHARS, false));
         let thread_id = keep(p, text(map, "threadId", MAX_GROUP_CHARS, false));
@@ -540,10 +543,7 @@ mod tests {
             (json!([1]), Err(NotifyRejection::NotAnObject)),
             (json!({}), Err(bad("title", "x"))),
             (json!({"title": "  "}), Err(bad("title", "x"))),
-            (
-                json!({"title": "x".repeat(181)}),
-                Err(bad("title", "x")),
-            ),
+            (json!({"title": "x".repeat(181)}), Err(bad("title", "x"))),
             (json!({"title": "x".repeat(180)}), Ok(())),
             (json!({"title": "a\u{7}"}), Err(bad("title", "x"))),
             (json!({"title": "a\nb"}), Err(bad("title", "x"))),
@@ -599,7 +599,10 @@ mod tests {
             panic!("refused");
         };
         let fields: Vec<_> = problems.iter().map(|p| p.field.as_str()).collect();
-        assert_eq!(fields, ["title", "subtitle", "speak", "priority", "threadId"]);
+        assert_eq!(
+            fields,
+            ["title", "subtitle", "speak", "priority", "threadId"]
+        );
         for p in &problems {
             assert!(p.message.starts_with(&p.field), "{p:?}");
         }

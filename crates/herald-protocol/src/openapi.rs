@@ -134,7 +134,7 @@ impl PartialSchema for NotifyRequest {
             ))
             .property(
                 "title",
-                string("One line, not blank, no control characters.")
+                string("The title rule of every title and name (docs/content.md): one line of visible text, not blank, no control, bidirectional or invisible formatting characters.")
                     .max_length(Some(MAX_TITLE_CHARS))
                     .min_length(Some(1)),
             )

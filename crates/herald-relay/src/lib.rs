@@ -17,9 +17,9 @@ pub mod http_server;
 mod hub;
 mod limits;
 mod mcp;
-pub mod public_url;
 /// The OpenAPI document of every route (`GET /openapi.json`, docs/openapi.md).
 pub mod openapi;
+pub mod public_url;
 /// The pure `POST /mcp` parsing and planning, reachable for the fuzz targets
 /// (crates/herald-fuzz-targets); not an API.
 #[doc(hidden)]

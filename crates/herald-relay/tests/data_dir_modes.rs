@@ -119,6 +119,8 @@ async fn every_file_the_relay_creates_is_owner_only() {
         };
         assert_eq!(*mode, want, "{path} is {mode:o}, want {want:o}");
     }
-    let root = std::fs::metadata(dir.path()).expect("data dir").permissions();
+    let root = std::fs::metadata(dir.path())
+        .expect("data dir")
+        .permissions();
     assert_eq!(root.mode() & 0o777, 0o700, "the data dir itself");
 }

@@ -90,9 +90,16 @@ async fn the_head_size_limit_is_exact() {
     let (relay, _dir) = start().await;
     for piece in [0, 7_000] {
         let at = exchange(&relay, &head_of(MAX_HEAD), piece).await;
-        assert_eq!(status(&at), "200", "65,536 bytes are served (piece {piece}): {at}");
+        assert_eq!(
+            status(&at),
+            "200",
+            "65,536 bytes are served (piece {piece}): {at}"
+        );
         let over = exchange(&relay, &head_of(MAX_HEAD + 1), piece).await;
-        assert!(refused(&over), "65,537 bytes are refused (piece {piece}): {over}");
+        assert!(
+            refused(&over),
+            "65,537 bytes are refused (piece {piece}): {over}"
+        );
         // The size the issue found accepted.
         let big = exchange(&relay, &head_of(112 * 1024), piece).await;
         assert!(refused(&big), "112 KiB is refused (piece {piece}): {big}");

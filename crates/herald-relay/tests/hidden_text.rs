@@ -100,7 +100,11 @@ async fn every_bad_notify_field_is_named_at_once() {
         "every bad field, in the documented order"
     );
     for field in ["title", "subtitle", "priority", "sound", "group"] {
-        assert!(body.message.contains(field), "{field} in {:?}", body.message);
+        assert!(
+            body.message.contains(field),
+            "{field} in {:?}",
+            body.message
+        );
     }
     relay.shutdown().await;
 }

@@ -61,7 +61,11 @@ fn an_unusable_public_url_stops_the_relay_naming_the_value() {
         "",
     ] {
         // An empty variable reads as unset (clap); an empty flag is a value.
-        let forms: &[bool] = if bad.is_empty() { &[false] } else { &[false, true] };
+        let forms: &[bool] = if bad.is_empty() {
+            &[false]
+        } else {
+            &[false, true]
+        };
         for &env in forms {
             let (code, stderr) = run(bad, env);
             assert_eq!(code, Some(2), "{bad:?} (env {env}): {stderr}");
@@ -80,7 +84,10 @@ fn an_unusable_public_url_stops_the_relay_naming_the_value() {
         let (code, stderr) = run("https://user:hunter2@relay.example.com", env);
         assert_eq!(code, Some(2), "{stderr}");
         assert!(stderr.contains("user:***@relay.example.com"), "{stderr}");
-        assert!(!stderr.contains("hunter2"), "the password is not echoed: {stderr}");
+        assert!(
+            !stderr.contains("hunter2"),
+            "the password is not echoed: {stderr}"
+        );
     }
 }
 
@@ -90,7 +97,10 @@ fn a_usable_public_url_starts_the_relay() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_herald-relay"))
         .args(["--listen", "127.0.0.1:0"])
         .env("HERALD_RELAY_DATA_DIR", dir.path())
-        .env("HERALD_RELAY_PUBLIC_URL", "https://Relay.Example:443/herald/")
+        .env(
+            "HERALD_RELAY_PUBLIC_URL",
+            "https://Relay.Example:443/herald/",
+        )
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -101,7 +111,10 @@ fn a_usable_public_url_starts_the_relay() {
             child.try_wait().expect("wait").is_none(),
             "the relay exited with a valid public URL"
         );
-        assert!(Instant::now() < deadline, "the relay never opened its store");
+        assert!(
+            Instant::now() < deadline,
+            "the relay never opened its store"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     let _ = child.kill();

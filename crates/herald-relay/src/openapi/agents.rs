@@ -48,7 +48,7 @@ pub(super) struct AgentsApi;
     responses(
         (status = 201, description = "Stored and sealed; the receipt with `duplicate: false`.", body = Receipt),
         (status = 200, description = "The `notificationId` was seen before: its receipt with `duplicate: true`, nothing queued.", body = Receipt),
-        (status = 400, description = "`bad_request` (not a JSON object), `forbidden_fields` (fields outside the whitelist, listed in `fields`), `invalid_request` (a whitelisted field breaks its rule).", body = ErrorBody),
+        (status = 400, description = "`bad_request` (not a JSON object), `forbidden_fields` (fields outside the whitelist, listed in `fields`), `invalid_request` (whitelisted fields break their rule: every one listed in `fields`).", body = ErrorBody),
         (status = 401, response = Unauthorized),
         (status = 403, response = Forbidden),
         (status = 413, response = PayloadTooLarge),
