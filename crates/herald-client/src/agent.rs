@@ -140,22 +140,38 @@ impl AgentClient {
 
     /// Validates, seals and posts a message or request; returns the relay's record. Files in
     /// `options.attachments` are uploaded first (see [`AgentClient::upload_file`]) and added to
-    /// the content's `attachments`; the content is validated before any upload (with stand-in
-    /// attachments) and again after.
+    /// the content's `attachments`; the content is validated completely before any upload
+    /// (with stand-in attachments, [`validate_content`]) and again after, so refused content
+    /// never leaves a file or a message behind.
     pub async fn send(
         &self,
         content: &MessageContent,
         options: SendOptions,
     ) -> Result<MessageRecord> {
+        self.send_checked(content, options, false).await
+    }
+
+    /// Like [`AgentClient::send`] for a request: content that asks for nothing (no fields,
+    /// questions, schema or actions, e.g. an empty `questions` list) is refused before
+    /// anything is uploaded or sent, by [`MessageContent::validate_request`].
+    pub async fn ask(
+        &self,
+        content: &MessageContent,
+        options: SendOptions,
+    ) -> Result<MessageRecord> {
+        self.send_checked(content, options, true).await
+    }
+
+    async fn send_checked(
+        &self,
+        content: &MessageContent,
+        options: SendOptions,
+        request: bool,
+    ) -> Result<MessageRecord> {
+        validate_content(content, &options.attachments, request)?;
         if options.attachments.is_empty() {
-            content.validate().map_err(Error::Validation)?;
             return self.seal_and_post(content, options).await;
         }
-        let mut draft = content.clone();
-        for (i, path) in options.attachments.iter().enumerate() {
-            draft.attachments.push(stand_in(i, path));
-        }
-        draft.validate().map_err(Error::Validation)?;
         let mut content = content.clone();
         for path in &options.attachments {
             content.attachments.push(self.upload_file(path).await?);
@@ -332,8 +348,8 @@ impl AgentClient {
                 "answer envelope does not belong to this request".into(),
             ));
         }
-        let content: AnswerContent = serde_json::from_slice(&plaintext)
-            .map_err(|e| Error::Protocol(format!("answer content: {e}")))?;
+        let content: AnswerContent = herald_protocol::json::from_slice(&plaintext)
+            .map_err(|e| Error::Protocol(format!("the answer's content: {e}")))?;
         // Secret fields: their values wait on the relay, sealed to this connection only.
         let secrets = self
             .collect_secrets(record, &header, &content.values)
@@ -348,7 +364,7 @@ impl AgentClient {
             &[&secret],
             &record.created_at,
         ) {
-            Ok((_, plain)) => serde_json::from_slice::<MessageContent>(&plain)
+            Ok((_, plain)) => herald_protocol::json::from_slice::<MessageContent>(&plain)
                 .ok()
                 .filter(|c| !c.questions.is_empty())
                 .map(|c| herald_protocol::content::question_answers(&c, &content)),
@@ -411,9 +427,36 @@ impl AgentClient {
     }
 }
 
+/// Validates `content` as it will be once the files at `attachments` are uploaded and added to
+/// its `attachments` (stand-ins take their place: [`stand_in_attachment`] with indices 0, 1,
+/// …), with herald-protocol's rules: [`MessageContent::validate`], or with `request`
+/// [`MessageContent::validate_request`]. What [`AgentClient::send`] and
+/// [`AgentClient::ask`] check before any upload; callers that upload other files first (image
+/// blocks) check their own draft with it too. Errors: [`Error::Validation`] naming every path.
+pub fn validate_content(
+    content: &MessageContent,
+    attachments: &[std::path::PathBuf],
+    request: bool,
+) -> Result<()> {
+    let mut draft = content.clone();
+    for (i, path) in attachments.iter().enumerate() {
+        draft.attachments.push(stand_in_attachment(i, path));
+    }
+    if request {
+        draft.validate_request()
+    } else {
+        draft.validate()
+    }
+    .map_err(Error::Validation)
+}
+
 /// A well-formed placeholder for a file not uploaded yet, to validate content before spending
-/// an upload: the real name and type, a distinct id, and the size on disk (when readable).
-fn stand_in(index: usize, path: &std::path::Path) -> herald_protocol::content::Attachment {
+/// an upload: the real name and guessed type, an id distinct for each `index` (0–25), and the
+/// size on disk (when readable).
+pub fn stand_in_attachment(
+    index: usize,
+    path: &std::path::Path,
+) -> herald_protocol::content::Attachment {
     let letter = char::from(b'a' + (index % 26) as u8);
     herald_protocol::content::Attachment {
         id: format!("fil_{}{letter}", "7".repeat(25)),

@@ -104,6 +104,19 @@ pub fn classify(body: &[u8]) -> Incoming {
         Some(_) => return invalid(Value::Null, "id must be a string or a number."),
     };
     let id_or_null = id.clone().unwrap_or(Value::Null);
+    // A key given twice would count as its last value only: refuse it, naming the key
+    // (herald-protocol's strict reader, as for every other body).
+    if let Err(e) = herald_protocol::json::check(body) {
+        let (code, kind) = if e.path.starts_with("params") {
+            (INVALID_PARAMS, "Invalid params")
+        } else {
+            (INVALID_REQUEST, "Invalid Request")
+        };
+        return Incoming::Invalid {
+            id: id_or_null,
+            error: RpcError::new(code, format!("{kind}: {e}")),
+        };
+    }
     if object.get("jsonrpc") != Some(&json!("2.0")) {
         return invalid(id_or_null, "jsonrpc must be \"2.0\".");
     }
