@@ -117,8 +117,11 @@ fn strict_content(text: &str) -> Result<MessageContent> {
 /// string, found a number`; the root reads "expected an object (WHAT), …").
 pub fn json_message(e: &json::JsonError, what: &str) -> String {
     if e.path.is_empty() && !e.syntax && e.message.starts_with("expected an object") {
-        e.message
-            .replacen("expected an object", &format!("expected an object ({what})"), 1)
+        e.message.replacen(
+            "expected an object",
+            &format!("expected an object ({what})"),
+            1,
+        )
     } else {
         e.to_string()
     }
@@ -184,11 +187,14 @@ pub fn one_stdin(uses: &[(String, bool)]) -> Result<()> {
         .filter(|(_, stdin)| *stdin)
         .map(|(flag, _)| flag.as_str())
         .collect();
-    if flags.len() > 1 {
-        bail!(
-            "{} all read standard input (`-`), which can feed only one of them: give the others a file",
-            flags.join(", ")
-        );
+    if let [first @ .., last] = flags.as_slice() {
+        if !first.is_empty() {
+            let both = if first.len() == 1 { "both" } else { "all" };
+            bail!(
+                "{} and {last} {both} read standard input (`-`), which can feed only one of them: give the others a file",
+                first.join(", ")
+            );
+        }
     }
     Ok(())
 }
@@ -255,7 +261,10 @@ pub fn check_actions_fill_form(content: &MessageContent, action_flags: &[String]
         let flag = action_flags
             .iter()
             .find(|s| s.split(':').next().map(str::trim) == Some(action.id.as_str()))
-            .map_or_else(|| format!("action {:?}", action.id), |s| format!("--action {s}"));
+            .map_or_else(
+                || format!("action {:?}", action.id),
+                |s| format!("--action {s}"),
+            );
         bail!(
             "{flag} cannot go with the required {}: tapping an action answers the whole form with the action's own values, fixed when the request is sent (an --action's are empty), so it cannot carry what the person types. To ask Approve/Reject with a required reason, ask the decision as a field instead of actions: --field 'decision!:choice:Decision:Approve,Reject' --field 'reason!:text:Reason' (answered with `herald inbox answer ID --json '{{\"decision\":\"Approve\",\"reason\":\"…\"}}'`); or make the field optional (drop its `!`) and keep the actions",
             missing.join(", ")
@@ -497,7 +506,9 @@ mod tests {
 
     #[test]
     fn field_specs_lose_nothing() {
-        let err = field("when!:text:Start time (HH:MM)").unwrap_err().to_string();
+        let err = field("when!:text:Start time (HH:MM)")
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("options") && err.contains(r"\:"),
             "a colon in the label is refused, saying how to escape it: {err}"
@@ -511,7 +522,10 @@ mod tests {
         let (options, _) = f.kind.options().unwrap();
         let values: Vec<&str> = options.iter().map(|o| o.value.as_str()).collect();
         assert_eq!(values, ["09:00", "10:30", "Yes, now"]);
-        assert!(field("e:choice:E:prod,,staging").is_err(), "an empty option");
+        assert!(
+            field("e:choice:E:prod,,staging").is_err(),
+            "an empty option"
+        );
         assert!(field("e:choice:E:prod,").is_err(), "a trailing comma");
         assert_eq!(
             field(r"p:text:Back\slash").unwrap().label,
@@ -535,7 +549,10 @@ mod tests {
         let spec = format!("table:{}:python", table.display());
         assert!(block(&spec).is_err(), "a language on a table is refused");
         std::fs::write(&table, r#"{"columns":["a"],"columns":["b"],"rows":[]}"#).unwrap();
-        let err = format!("{:#}", block(&format!("table:{}", table.display())).unwrap_err());
+        let err = format!(
+            "{:#}",
+            block(&format!("table:{}", table.display())).unwrap_err()
+        );
         assert!(err.contains("columns") && err.contains("twice"), "{err}");
         assert!(block("code:a:b:c").is_err(), "four parts");
     }
@@ -548,13 +565,18 @@ mod tests {
             ("--schema -".to_owned(), false),
         ];
         let err = one_stdin(&uses).unwrap_err().to_string();
-        assert!(err.contains("--json -") && err.contains("--body-file -"), "{err}");
+        assert!(
+            err.contains("--json -") && err.contains("--body-file -"),
+            "{err}"
+        );
         assert!(one_stdin(&uses[1..]).is_ok());
     }
 
     #[test]
     fn json_content_errors_are_ours() {
-        let err = strict_content(r#"{"title":"a","title":"b"}"#).unwrap_err().to_string();
+        let err = strict_content(r#"{"title":"a","title":"b"}"#)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("title") && err.contains("twice"), "{err}");
         let err = strict_content("[]").unwrap_err().to_string();
         assert!(

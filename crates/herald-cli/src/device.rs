@@ -139,7 +139,9 @@ fn answer_json(value: &str) -> Result<String> {
     };
     match herald_protocol::json::parse_str(&text) {
         Ok(serde_json::Value::Object(_)) => Ok(text),
-        Ok(_) => bail!("{name}: expected a JSON object of field id → value, e.g. {{\"env\":\"prod\"}}"),
+        Ok(_) => {
+            bail!("{name}: expected a JSON object of field id → value, e.g. {{\"env\":\"prod\"}}")
+        }
         Err(e) => bail!("{name}: {e}"),
     }
 }

@@ -41,7 +41,12 @@ fn uploads(s: &Setup) -> usize {
 /// Sends a request with `args` (plus a 1 s wait); returns its id.
 fn ask(s: &Setup, args: &[&str]) -> String {
     let out = run(agent(s).arg("ask").args(args).args(["--timeout", "1s"]));
-    assert_eq!(out.status.code(), Some(3), "sent, timed out: {}", stderr_of(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "sent, timed out: {}",
+        stderr_of(&out)
+    );
     let printed: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
     printed["id"].as_str().expect("an id").to_owned()
 }
@@ -113,7 +118,15 @@ fn two_stdin_inputs_are_refused_naming_the_flags() {
             vec!["--json -", "--body-file -"],
         ),
         (
-            vec!["send", "--title", "T", "--body-file", "-", "--block", "code:-"],
+            vec![
+                "send",
+                "--title",
+                "T",
+                "--body-file",
+                "-",
+                "--block",
+                "code:-",
+            ],
             vec!["--body-file -", "--block code:-"],
         ),
         (
@@ -121,7 +134,15 @@ fn two_stdin_inputs_are_refused_naming_the_flags() {
             vec!["--json -", "--schema -"],
         ),
         (
-            vec!["send", "--title", "T", "--body-file", "-", "--secret-file", "-"],
+            vec![
+                "send",
+                "--title",
+                "T",
+                "--body-file",
+                "-",
+                "--secret-file",
+                "-",
+            ],
             vec!["--body-file -", "--secret-file -"],
         ),
     ] {
@@ -140,7 +161,10 @@ fn two_stdin_inputs_are_refused_naming_the_flags() {
         "--secret",
         "b=-",
     ]));
-    assert!(err.contains("--secret a=-") && err.contains("--secret b=-"), "{err}");
+    assert!(
+        err.contains("--secret a=-") && err.contains("--secret b=-"),
+        "{err}"
+    );
     let err = fails(herald(s.home.path()).args([
         "inbox",
         "answer",
@@ -150,7 +174,10 @@ fn two_stdin_inputs_are_refused_naming_the_flags() {
         "--secret",
         "a=-",
     ]));
-    assert!(err.contains("--json -") && err.contains("--secret a=-"), "{err}");
+    assert!(
+        err.contains("--json -") && err.contains("--secret a=-"),
+        "{err}"
+    );
     assert!(inbox_list(&s).is_empty(), "nothing was sent");
 }
 
@@ -167,12 +194,17 @@ fn refused_content_sends_and_uploads_nothing() {
     // A blank title, with an image block and a file: refused before either is uploaded.
     for command in ["send", "ask"] {
         let mut cmd = agent(&s);
-        cmd.args([command, "--title", "   ", "--block", &block, "--file", &file]);
+        cmd.args([
+            command, "--title", "   ", "--block", &block, "--file", &file,
+        ]);
         if command == "ask" {
             cmd.args(["--action", "ok:OK"]);
         }
         let err = fails(&mut cmd);
-        assert!(err.contains("title") && err.contains("blank"), "{command}: {err}");
+        assert!(
+            err.contains("title") && err.contains("blank"),
+            "{command}: {err}"
+        );
     }
     // A request whose form is broken past the flags (an empty schema), with an image.
     let schema = dir.path().join("s.json");
@@ -198,11 +230,21 @@ fn refused_content_sends_and_uploads_nothing() {
     let message = body["message"].as_str().unwrap_or_default();
     assert!(message.contains("must ask for something"), "{message}");
     assert!(!message.contains("was sent"), "nothing was sent: {message}");
-    let result = mcp.call("send", json!({"title": "T", "actions": [], "deadlineSeconds": 60}));
+    let result = mcp.call(
+        "send",
+        json!({"title": "T", "actions": [], "deadlineSeconds": 60}),
+    );
     assert_eq!(result["isError"], true, "{result}");
-    let result = mcp.call("ask", json!({"title": "   ", "questions": [{"question": "Q?", "options": [{"label": "A"}]}]}));
+    let result = mcp.call(
+        "ask",
+        json!({"title": "   ", "questions": [{"question": "Q?", "options": [{"label": "A"}]}]}),
+    );
     assert_eq!(result["isError"], true, "{result}");
-    assert_eq!(result["structuredContent"]["fields"], json!(["title"]), "{result}");
+    assert_eq!(
+        result["structuredContent"]["fields"],
+        json!(["title"]),
+        "{result}"
+    );
     // A key given twice in the arguments: refused, naming it.
     let reply = mcp.raw(
         r#"{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"send","arguments":{"title":"A","title":"B"}}}"#,
@@ -285,7 +327,10 @@ fn actions_with_required_fields_say_why() {
             && err.contains("decision!:choice"),
         "says why and what to do instead: {err}"
     );
-    assert!(!err.contains("actions[0].values.reason: is required\n"), "{err}");
+    assert!(
+        !err.contains("actions[0].values.reason: is required\n"),
+        "{err}"
+    );
     let err = fails(agent(&s).args([
         "ask",
         "--title",
@@ -338,7 +383,10 @@ fn actions_with_required_fields_say_why() {
         "--json",
         r#"{"note":"x"}"#,
     ]));
-    assert!(err.contains("own values") && err.contains("--json alone"), "{err}");
+    assert!(
+        err.contains("own values") && err.contains("--json alone"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -355,7 +403,10 @@ fn json_errors_name_the_path_in_our_words() {
     assert!(err.contains("expected an object"), "{err}");
     let typed = write("typed.json", r#"{"title": 5}"#);
     let err = fails(agent(&s).args(["send", "--json", &typed]));
-    assert!(err.contains("title: expected a string, found a number"), "{err}");
+    assert!(
+        err.contains("title: expected a string, found a number"),
+        "{err}"
+    );
     let unknown = write(
         "unknown.json",
         r#"{"title":"T","fields":[{"id":"a","label":"A","type":"integer","maximun":3}]}"#,
@@ -382,22 +433,25 @@ fn duplicate_json_keys_are_refused() {
     };
     let content = write("c.json", r#"{"title":"A","body":"x","title":"B"}"#);
     let err = fails(agent(&s).args(["send", "--json", &content]));
-    assert!(err.contains("title") && err.contains("twice"), "--json: {err}");
+    assert!(
+        err.contains("title") && err.contains("twice"),
+        "--json: {err}"
+    );
     let schema = write(
         "s.json",
         r#"{"type":"object","properties":{"a":{"type":"string","type":"integer"}}}"#,
     );
     let err = fails(agent(&s).args(["ask", "--title", "T", "--schema", &schema]));
-    assert!(err.contains("properties.a.type") && err.contains("twice"), "--schema: {err}");
+    assert!(
+        err.contains("properties.a.type") && err.contains("twice"),
+        "--schema: {err}"
+    );
     let table = write("t.json", r#"{"columns":["a"],"rows":[],"rows":[["1"]]}"#);
-    let err = fails(agent(&s).args([
-        "send",
-        "--title",
-        "T",
-        "--block",
-        &format!("table:{table}"),
-    ]));
-    assert!(err.contains("rows") && err.contains("twice"), "table: {err}");
+    let err = fails(agent(&s).args(["send", "--title", "T", "--block", &format!("table:{table}")]));
+    assert!(
+        err.contains("rows") && err.contains("twice"),
+        "table: {err}"
+    );
     assert!(inbox_list(&s).is_empty(), "nothing was sent");
     let id = ask(&s, &["--title", "Env", "--field", "env:text"]);
     let err = fails(herald(s.home.path()).args([
@@ -407,7 +461,10 @@ fn duplicate_json_keys_are_refused() {
         "--json",
         r#"{"env":"prod","env":"staging"}"#,
     ]));
-    assert!(err.contains("env") && err.contains("twice"), "answer --json: {err}");
+    assert!(
+        err.contains("env") && err.contains("twice"),
+        "answer --json: {err}"
+    );
 }
 
 /// A `herald mcp` process spoken to over stdin/stdout.

@@ -87,8 +87,8 @@ pub fn parse_str(text: &str) -> Result<Value, JsonError> {
 pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, JsonError> {
     check(bytes)?;
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let parsed = serde_path_to_error::deserialize(&mut de)
-        .map_err(|e| shape_error(e.path(), e.inner()))?;
+    let parsed =
+        serde_path_to_error::deserialize(&mut de).map_err(|e| shape_error(e.path(), e.inner()))?;
     de.end().map_err(|e| syntax_error(&e))?;
     Ok(parsed)
 }
@@ -216,7 +216,11 @@ fn shape_error(path: &serde_path_to_error::Path, error: &serde_json::Error) -> J
         let (found, expected) = rest.split_once(", expected ").unwrap_or((rest, ""));
         (
             path,
-            format!("expected {}, found {}", expected_text(expected), found_text(found)),
+            format!(
+                "expected {}, found {}",
+                expected_text(expected),
+                found_text(found)
+            ),
         )
     } else if let Some(rest) = text.strip_prefix("invalid length ") {
         let expected = rest.split_once(", expected ").map_or("", |(_, e)| e);
@@ -396,7 +400,10 @@ mod tests {
         assert!(err.syntax);
         assert!(err.message.contains("line 1, column"), "{err}");
         assert!(parse_str("{} {}").unwrap_err().syntax, "trailing data");
-        assert!(parse_str("{\"a\":").unwrap_err().message.contains("ends early"));
+        assert!(parse_str("{\"a\":")
+            .unwrap_err()
+            .message
+            .contains("ends early"));
     }
 
     #[test]
@@ -407,18 +414,30 @@ mod tests {
         assert_eq!(err.to_string(), "title: expected a string, found a number");
         let err = from_str::<MessageContent>(r#"{"body":"x"}"#).unwrap_err();
         assert_eq!(err.to_string(), "title: is required");
-        let err =
-            from_str::<MessageContent>(r#"{"title":"t","fields":[{"id":"a","label":"A","type":"colour"}]}"#)
-                .unwrap_err();
-        assert!(err.message.contains("\"colour\" is not one of: text"), "{err}");
+        let err = from_str::<MessageContent>(
+            r#"{"title":"t","fields":[{"id":"a","label":"A","type":"colour"}]}"#,
+        )
+        .unwrap_err();
+        assert!(
+            err.message.contains("\"colour\" is not one of: text"),
+            "{err}"
+        );
         assert!(!err.message.contains('`'), "{err}");
-        let err = from_str::<MessageContent>(r#"{"title":"t","requiresReview":"yes"}"#).unwrap_err();
-        assert_eq!(err.to_string(), "requiresReview: expected true or false, found a string");
+        let err =
+            from_str::<MessageContent>(r#"{"title":"t","requiresReview":"yes"}"#).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "requiresReview: expected true or false, found a string"
+        );
         let err = from_str::<AnswerContent>(r#"{"values": []}"#).unwrap_err();
-        assert_eq!(err.to_string(), "values: expected an object, found an array");
-        let schema: FormSchema =
-            from_str(r#"{"type":"object","properties":{"z":{"type":"string"},"a":{"type":"string"}}}"#)
-                .unwrap();
+        assert_eq!(
+            err.to_string(),
+            "values: expected an object, found an array"
+        );
+        let schema: FormSchema = from_str(
+            r#"{"type":"object","properties":{"z":{"type":"string"},"a":{"type":"string"}}}"#,
+        )
+        .unwrap();
         let names: Vec<&str> = schema.properties.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["z", "a"], "property order is kept");
         let err = from_str::<FormSchema>(r#"{"type":"object","properties":[]}"#).unwrap_err();
@@ -435,10 +454,15 @@ mod tests {
 
     #[test]
     fn unknown_keys_use_the_same_path_form() {
-        let text = r#"{"title":"t","requird":true,"questions":[{"question":"q","options":[],"x":1}]}"#;
+        let text =
+            r#"{"title":"t","requird":true,"questions":[{"question":"q","options":[],"x":1}]}"#;
         let (_, unknown) = from_slice_known::<MessageContent>(text.as_bytes()).unwrap();
         assert_eq!(unknown, ["requird", "questions[0].x"]);
         let (_, unknown) = from_value_known::<MessageContent>(parse_str(text).unwrap()).unwrap();
-        assert_eq!(unknown, ["questions[0].x", "requird"], "a value's keys are sorted");
+        assert_eq!(
+            unknown,
+            ["questions[0].x", "requird"],
+            "a value's keys are sorted"
+        );
     }
 }

@@ -42,11 +42,20 @@ async fn duplicate_keys_are_refused_naming_the_key() {
     assert_ne!(nested, text, "the envelope object was found");
     let resp = post_raw(&relay.url, &account.device_token, "/messages", nested).await;
     let body = expect_error(resp, ErrorCode::BadRequest, "a nested key twice").await;
-    assert_eq!(body.fields, vec!["envelope.x"], "the path is named: {body:?}");
+    assert_eq!(
+        body.fields,
+        vec!["envelope.x"],
+        "the path is named: {body:?}"
+    );
 
     // The same request once is accepted: the refusals were about the duplicates only.
     let resp = post_raw(&relay.url, &account.device_token, "/messages", text).await;
-    assert_eq!(resp.status().as_u16(), 201, "{}", resp.text().await.unwrap_or_default());
+    assert_eq!(
+        resp.status().as_u16(),
+        201,
+        "{}",
+        resp.text().await.unwrap_or_default()
+    );
     let page = feed(&relay.url, &account.device_token, Revision(0), None).await;
     assert_eq!(page.records.len(), 1, "only the valid request was stored");
     relay.shutdown().await;

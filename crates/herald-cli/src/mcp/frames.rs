@@ -153,7 +153,10 @@ mod tests {
         assert_eq!(screen(b"  \r\n"), None);
         let twice = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"ask","arguments":{"title":"a","title":"b"}}}"#;
         let v: Value = serde_json::from_str(&screen(twice).expect("answered")).expect("JSON");
-        assert_eq!((v["id"].clone(), v["error"]["code"].clone()), (json!(7), json!(-32602)));
+        assert_eq!(
+            (v["id"].clone(), v["error"]["code"].clone()),
+            (json!(7), json!(-32602))
+        );
         let message = v["error"]["message"].as_str().unwrap_or_default();
         assert!(message.contains("params.arguments.title"), "{message}");
     }

@@ -104,7 +104,8 @@ pub(super) async fn notify(
         }
     })?;
     // Strict: a key given twice is refused (400, naming it), not silently the last one.
-    let value = herald_protocol::json::parse_value(&body).map_err(|e| super::super::bad_json(&e))?;
+    let value =
+        herald_protocol::json::parse_value(&body).map_err(|e| super::super::bad_json(&e))?;
     drop(body);
     let request = NotifyRequest::parse(&value).map_err(refuse)?;
     drop(value);
