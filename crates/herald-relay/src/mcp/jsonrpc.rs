@@ -213,6 +213,15 @@ mod tests {
                 "-32600",
             ),
             (r#""ping""#, "-32600"),
+            // A key given twice: refused, under params as invalid params.
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"ping","method":"tools/call"}"#,
+                "-32600",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"a":1,"a":2}}}"#,
+                "-32602",
+            ),
         ];
         for (body, want) in cases {
             let got = match classify(body.as_bytes()) {
@@ -223,6 +232,17 @@ mod tests {
             };
             assert_eq!(&got, want, "body {body}");
         }
+    }
+
+    #[test]
+    fn a_duplicate_key_is_named_with_the_message_id() {
+        let body =
+            br#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"a","name":"b"}}"#;
+        let Incoming::Invalid { id, error } = classify(body) else {
+            panic!("refused");
+        };
+        assert_eq!(id, json!("x"));
+        assert!(error.message.contains("params.name"), "{}", error.message);
     }
 
     #[test]
