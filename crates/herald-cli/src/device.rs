@@ -132,6 +132,11 @@ fn answer_json(value: &str) -> Result<String> {
         (value.to_owned(), "--json".to_owned())
     } else {
         let path = std::path::Path::new(value);
+        if value != "-" && !path.exists() {
+            bail!(
+                "--json {value:?}: no such file; inline JSON starts with `{{` (an object of field id → value, e.g. '{{\"env\":\"prod\"}}'), anything else names a file (`-` for standard input)"
+            );
+        }
         (
             crate::content::read_text(path)?,
             format!("--json {}", path.display()),

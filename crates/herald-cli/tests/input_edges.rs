@@ -285,6 +285,8 @@ fn inbox_answer_json_from_a_file_or_stdin() {
         &file.display().to_string(),
     ]));
     assert_eq!(show(&s, &id)["summary"]["status"], "answered");
+    let err = fails(herald(s.home.path()).args(["inbox", "answer", &id, "--json", "[1]"]));
+    assert!(err.contains("inline JSON starts with"), "{err}");
 
     // Standard input.
     let id = ask(&s, &["--title", "Env", "--field", "env!:text"]);
