@@ -365,11 +365,14 @@ pub enum InboxCommand {
         #[command(flatten)]
         dir: DataDirArgs,
         id: String,
-        /// The action to tap, e.g. `approve`.
-        #[arg(long, conflicts_with = "json")]
-        action: Option<String>,
-        /// Field values as a JSON object, e.g. `{"env":"prod"}`.
+        /// The action to tap, e.g. `approve`. It answers with the action's own values (set
+        /// by the sender), so it takes no --json, --secret or --file.
         #[arg(long)]
+        action: Option<String>,
+        /// Field values as a JSON object: inline when the value starts with `{` (e.g.
+        /// `{"env":"prod"}`), else the path of a file holding it (`-` for standard input),
+        /// up to 4 MiB. A key given twice is refused.
+        #[arg(long, value_name = "JSON|FILE|-")]
         json: Option<String>,
         /// The value of a secret field, read from a file (`-` for standard input), never an
         /// argument: `FIELD=PATH`; for a secret-file field, PATH is the file to send (a path,

@@ -4,11 +4,13 @@
 //! type comes from the file's magic bytes, never its extension.
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use herald_client::agent::AgentClient;
-use herald_protocol::content::{Block, ImageBlock, MessageContent, IMAGE_TYPES};
+use herald_client::agent::{stand_in_attachment, AgentClient};
+use herald_protocol::content::{
+    Attachment, Block, ImageBlock, MessageContent, IMAGE_TYPES, MAX_ATTACHMENTS,
+};
 
 /// Whether a `--block` spec is an image block (handled by [`add_image_blocks`]).
 pub fn is_image_spec(spec: &str) -> bool {
@@ -32,75 +34,79 @@ fn image_type(path: &Path) -> Result<&'static str> {
     }
 }
 
-/// `PATH` and `ALT` of an `image:PATH[:ALT]` spec (ALT `None` when not given or empty).
-fn image_parts(spec: &str) -> Result<(&Path, Option<String>)> {
-    let rest = spec.trim_start().trim_start_matches("image:");
-    let (path, alt) = match rest.split_once(':') {
-        Some((p, a)) => (p.trim(), Some(a.trim().to_owned())),
-        None => (rest.trim(), None),
-    };
-    if path.is_empty() {
-        bail!("--block {spec:?}: expected image:PATH[:ALT]");
-    }
-    Ok((Path::new(path), alt.filter(|a| !a.is_empty())))
+/// One `--block image:PATH[:ALT]`, checked locally (the file's type and name) and not yet
+/// uploaded.
+pub struct ImageSpec {
+    spec: String,
+    path: PathBuf,
+    name: String,
+    mime: &'static str,
+    alt: Option<String>,
 }
 
-/// Checks `content` as it will be sent — with every `--block image:` and every `--file`
-/// standing in for its upload — before anything is uploaded: validation and the sealed size
-/// ([`AgentClient::preflight`]). Only needed when there are image blocks (the SDK checks
-/// `--file` alone before uploading).
-pub async fn preflight(
-    client: &AgentClient,
-    specs: &[String],
-    content: &MessageContent,
-    files: &[std::path::PathBuf],
-) -> Result<()> {
-    let mut draft = content.clone();
-    let mut any = false;
+/// Parses and checks every `--block image:PATH[:ALT]` before anything is uploaded: PATH is
+/// an image by its content (`\:` for a colon in PATH); ALT is the rest, colons included, and
+/// defaults to the file name.
+pub fn image_specs(specs: &[String]) -> Result<Vec<ImageSpec>> {
+    let mut images = Vec::new();
     for spec in specs.iter().filter(|s| is_image_spec(s)) {
-        any = true;
-        let (path, alt) = image_parts(spec)?;
-        let mime = image_type(path).with_context(|| format!("--block {spec:?}"))?;
-        let mut attachment = herald_client::agent::stand_in(draft.attachments.len(), path);
-        attachment.mime_type = mime.to_owned();
-        draft.blocks.push(Block::Image(ImageBlock {
-            attachment_id: attachment.id.clone(),
-            alt: alt.unwrap_or_else(|| attachment.name.clone()),
-            requires_review: false,
-        }));
-        draft.attachments.push(attachment);
-    }
-    if any {
-        client.preflight(&draft, files).await?;
-    }
-    Ok(())
-}
-
-/// Uploads every `--block image:PATH[:ALT]` and appends its block (after the other blocks)
-/// and its attachment. ALT defaults to the file name.
-pub async fn add_image_blocks(
-    client: &AgentClient,
-    specs: &[String],
-    content: &mut MessageContent,
-) -> Result<()> {
-    for spec in specs.iter().filter(|s| is_image_spec(s)) {
-        let (path, alt) = image_parts(spec)?;
-        let mime = image_type(path).with_context(|| format!("--block {spec:?}"))?;
+        let (path, alt) = crate::content::image_parts(spec);
+        if path.is_empty() {
+            bail!("--block {spec:?}: expected image:PATH[:ALT]");
+        }
+        let path = PathBuf::from(path);
+        let mime = image_type(&path).with_context(|| format!("--block {spec:?}"))?;
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .with_context(|| format!("--block {spec:?}: {} is not a file", path.display()))?;
+        images.push(ImageSpec {
+            spec: spec.clone(),
+            path,
+            name,
+            mime,
+            alt: alt.filter(|a| !a.is_empty()),
+        });
+    }
+    Ok(images)
+}
+
+/// `content` as it will be once the images are uploaded, with stand-in attachments (ids
+/// distinct from the SDK's stand-ins for `--file`), to validate it before any upload.
+pub fn draft(content: &MessageContent, images: &[ImageSpec]) -> MessageContent {
+    let mut draft = content.clone();
+    for (i, image) in images.iter().enumerate() {
+        let mut attachment = stand_in_attachment(MAX_ATTACHMENTS + i, &image.path);
+        attachment.name = image.name.clone();
+        attachment.mime_type = image.mime.to_owned();
+        push_image(&mut draft, image, attachment);
+    }
+    draft
+}
+
+fn push_image(content: &mut MessageContent, image: &ImageSpec, attachment: Attachment) {
+    let alt = image.alt.clone().unwrap_or_else(|| attachment.name.clone());
+    content.blocks.push(Block::Image(ImageBlock {
+        attachment_id: attachment.id.clone(),
+        alt,
+        requires_review: false,
+    }));
+    content.attachments.push(attachment);
+}
+
+/// Uploads every image (checked by [`image_specs`], the content validated on its
+/// [`draft`]) and appends its block (after the other blocks) and its attachment.
+pub async fn add_image_blocks(
+    client: &AgentClient,
+    images: &[ImageSpec],
+    content: &mut MessageContent,
+) -> Result<()> {
+    for image in images {
         let attachment = client
-            .upload_file_as(path, &name, mime)
+            .upload_file_as(&image.path, &image.name, image.mime)
             .await
-            .with_context(|| format!("--block {spec:?}"))?;
-        let alt = alt.unwrap_or_else(|| attachment.name.clone());
-        content.blocks.push(Block::Image(ImageBlock {
-            attachment_id: attachment.id.clone(),
-            alt,
-            requires_review: false,
-        }));
-        content.attachments.push(attachment);
+            .with_context(|| format!("--block {:?}", image.spec))?;
+        push_image(content, image, attachment);
     }
     Ok(())
 }

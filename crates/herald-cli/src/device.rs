@@ -124,6 +124,33 @@ pub async fn connection(args: ConnectionArgs) -> Result<ExitCode> {
     Ok(exit::OK.into())
 }
 
+/// `inbox answer --json VALUE`: inline JSON when VALUE starts with `{` (after spaces), else
+/// the path of a file holding it (`-`: standard input), so an answer of any size (≤ 4 MiB)
+/// fits. Read strictly (a key given twice is refused) and required to be an object.
+fn answer_json(value: &str) -> Result<String> {
+    let (text, name) = if value.trim_start().starts_with('{') {
+        (value.to_owned(), "--json".to_owned())
+    } else {
+        let path = std::path::Path::new(value);
+        if value != "-" && !path.exists() {
+            bail!(
+                "--json {value:?}: no such file; inline JSON starts with `{{` (an object of field id → value, e.g. '{{\"env\":\"prod\"}}'), anything else names a file (`-` for standard input)"
+            );
+        }
+        (
+            crate::content::read_text(path)?,
+            format!("--json {}", path.display()),
+        )
+    };
+    match herald_protocol::json::parse_str(&text) {
+        Ok(serde_json::Value::Object(_)) => Ok(text),
+        Ok(_) => {
+            bail!("{name}: expected a JSON object of field id → value, e.g. {{\"env\":\"prod\"}}")
+        }
+        Err(e) => bail!("{name}: {e}"),
+    }
+}
+
 /// `herald inbox …`.
 pub async fn inbox(args: InboxArgs) -> Result<ExitCode> {
     match args.command {
@@ -197,9 +224,21 @@ pub async fn inbox(args: InboxArgs) -> Result<ExitCode> {
         } => {
             if action.is_none() && json.is_none() && secrets.is_empty() && files.is_empty() {
                 bail!(
-                    "pass --action ID, --json '{{...}}', --secret FIELD=FILE or --file FIELD=PATH"
+                    "pass --action ID, --json '{{...}}' (or --json FILE), --secret FIELD=FILE or --file FIELD=PATH"
                 );
             }
+            if let (Some(action), Some(_)) = (&action, &json) {
+                bail!(
+                    "--action {action} takes no --json: a tapped action answers with the action's own values, fixed by the sender when the request was made, so it cannot carry values of yours (such as a reason). To answer with your own values, answer the form with --json alone (if the sender asked the decision as a field, put it there too)"
+                );
+            }
+            let mut stdin = vec![("--json -".to_owned(), json.as_deref() == Some("-"))];
+            for spec in &secrets {
+                let reads = spec.split_once('=').is_some_and(|(_, p)| p == "-");
+                stdin.push((format!("--secret {spec}"), reads));
+            }
+            crate::content::one_stdin(&stdin)?;
+            let json = json.as_deref().map(answer_json).transpose()?;
             let files = crate::answer_files::parse_specs(&files)?;
             let core = ready(&dir)?;
             core.sync_once().await?;

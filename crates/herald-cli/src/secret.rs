@@ -158,7 +158,9 @@ pub fn merge_secret_values(
     secret_fields: &[String],
 ) -> Result<Zeroizing<String>> {
     let mut values: Map<String, Value> = match json {
-        Some(text) => serde_json::from_str(text).context("--json must be a JSON object")?,
+        // Strict: a key given twice is refused, not silently the last one.
+        Some(text) => herald_protocol::json::from_str(text)
+            .map_err(|e| anyhow::anyhow!("--json must be a JSON object: {e}"))?,
         None => Map::new(),
     };
     if let Some(id) = secret_fields
@@ -265,6 +267,9 @@ pub async fn send(args: SendArgs, path: &Path) -> Result<ExitCode> {
     if !args.content.blocks.is_empty() {
         bail!("a secret offer has a title and a body only: --block cannot be combined with --secret-file");
     }
+    let mut stdin = content::content_stdin(&args.content);
+    stdin.push(("--secret-file -".to_owned(), content::is_stdin(path)));
+    content::one_stdin(&stdin)?;
     let secret = read_secret(path, MAX_SECRET_OFFER_BYTES)?;
     if secret.is_empty() {
         bail!(

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
-use herald_client::agent::{AgentClient, SendOptions, WaitOutcome};
+use herald_client::agent::{validate_content, AgentClient, SendOptions, WaitOutcome};
 use herald_protocol::content::MAX_ATTACHMENTS;
 use herald_protocol::wire::MAX_EXPIRES_IN_SECS;
 use herald_protocol::MessageId;
@@ -64,10 +64,18 @@ async fn send_message(args: SendArgs) -> Result<ExitCode> {
         anyhow::bail!("this content asks for an answer (a form, questions or actions): send it with `herald ask`");
     }
     let opts = options(&args.content)?;
+    // Everything is checked before the first upload: nothing is left behind on a refusal.
+    let images = crate::attach::image_specs(&args.content.blocks)?;
+    let draft = crate::attach::draft(&message, &images);
+    validate_content(&draft, &opts.attachments, false)?;
     let client = client(&args.agent)?;
+    if !images.is_empty() {
+        // The sealed size with the images' stand-ins, before they are uploaded (the SDK
+        // checks `--file` alone before its own uploads).
+        client.preflight(&draft, &opts.attachments, false).await?;
+    }
     let mut message = message;
-    crate::attach::preflight(&client, &args.content.blocks, &message, &opts.attachments).await?;
-    crate::attach::add_image_blocks(&client, &args.content.blocks, &mut message).await?;
+    crate::attach::add_image_blocks(&client, &images, &mut message).await?;
     let record = client.send(&message, opts).await?;
     print_json(
         &json!({"id": record.id, "revision": record.revision, "status": record.status, "createdAt": record.created_at}),
@@ -84,6 +92,12 @@ pub async fn ask(args: AskArgs) -> Result<ExitCode> {
 }
 
 async fn ask_inner(args: AskArgs) -> Result<ExitCode> {
+    let mut stdin = content::content_stdin(&args.content);
+    stdin.push((
+        "--schema -".to_owned(),
+        args.schema.as_deref().is_some_and(content::is_stdin),
+    ));
+    content::one_stdin(&stdin)?;
     let mut message = content::base(&args.content)?;
     // Flags add to what --json gave.
     for spec in &args.actions {
@@ -103,6 +117,7 @@ async fn ask_inner(args: AskArgs) -> Result<ExitCode> {
             "a request needs at least one --action, --field, --question or --schema (use `herald send` for a message)"
         );
     }
+    content::check_actions_fill_form(&message, &args.actions)?;
     crate::secret::check_out_for(&message, args.out.as_deref(), "this request")?;
     crate::answer_files::check_out_dir(
         args.out_dir.as_deref(),
@@ -122,13 +137,22 @@ async fn ask_inner(args: AskArgs) -> Result<ExitCode> {
         .as_deref()
         .map(config::parse_duration)
         .transpose()?;
+    // Everything is checked before the first upload or send: a refused request leaves
+    // nothing behind (same rules as the SDK's `ask` and `herald mcp`).
+    let images = crate::attach::image_specs(&args.content.blocks)?;
+    let draft = crate::attach::draft(&message, &images);
+    validate_content(&draft, &opts.attachments, true)?;
     let client = client(&args.agent)?;
+    if !images.is_empty() {
+        // The sealed size with the images' stand-ins, before they are uploaded (the SDK
+        // checks `--file` alone before its own uploads).
+        client.preflight(&draft, &opts.attachments, true).await?;
+    }
     // Secrets are handed over once: their file exists (O_EXCL, 0600) before anything is sent,
     // so no other process can take the path while the request waits.
     let out = args.out.as_deref().map(OutFile::create).transpose()?;
-    crate::attach::preflight(&client, &args.content.blocks, &message, &opts.attachments).await?;
-    crate::attach::add_image_blocks(&client, &args.content.blocks, &mut message).await?;
-    let record = client.send(&message, opts).await?;
+    crate::attach::add_image_blocks(&client, &images, &mut message).await?;
+    let record = client.ask(&message, opts).await?;
     eprintln!("herald: sent {} — waiting for an answer", record.id);
     finish(&client, &record.id, timeout, out, args.out_dir.as_deref()).await
 }

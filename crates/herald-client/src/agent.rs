@@ -140,20 +140,42 @@ impl AgentClient {
 
     /// Validates, seals and posts a message or request; returns the relay's record. Files in
     /// `options.attachments` are uploaded first (see [`AgentClient::upload_file`]) and added to
-    /// the content's `attachments`; the content is validated before any upload (with stand-in
-    /// attachments) and again after. The sealed size is checked before any upload too
-    /// ([`crate::sealed_size::check`]): over 1 MiB is `validation_failed` naming the limit and
-    /// the size, and nothing is uploaded or sent.
+    /// the content's `attachments`; the content is validated completely before any upload
+    /// (with stand-in attachments, [`validate_content`]) and again after, and its sealed size
+    /// is checked before any upload too ([`crate::sealed_size::check`]: over 1 MiB is
+    /// `validation_failed` naming the limit and the size), so refused content never leaves a
+    /// file or a message behind.
     pub async fn send(
         &self,
         content: &MessageContent,
         options: SendOptions,
     ) -> Result<MessageRecord> {
+        self.send_checked(content, options, false).await
+    }
+
+    /// Like [`AgentClient::send`] for a request: content that asks for nothing (no fields,
+    /// questions, schema or actions, e.g. an empty `questions` list) is refused before
+    /// anything is uploaded or sent, by [`MessageContent::validate_request`].
+    pub async fn ask(
+        &self,
+        content: &MessageContent,
+        options: SendOptions,
+    ) -> Result<MessageRecord> {
+        self.send_checked(content, options, true).await
+    }
+
+    async fn send_checked(
+        &self,
+        content: &MessageContent,
+        options: SendOptions,
+        request: bool,
+    ) -> Result<MessageRecord> {
         if options.attachments.is_empty() {
-            content.validate().map_err(Error::Validation)?;
+            validate_content(content, &[], request)?;
             return self.seal_and_post(content, options).await;
         }
-        self.preflight(content, &options.attachments).await?;
+        self.preflight(content, &options.attachments, request)
+            .await?;
         let mut content = content.clone();
         for path in &options.attachments {
             content.attachments.push(self.upload_file(path).await?);
@@ -162,24 +184,25 @@ impl AgentClient {
         self.seal_and_post(&content, options).await
     }
 
-    /// Checks `content` as [`AgentClient::send`] will once `files` are uploaded, without
-    /// uploading or sending anything: validation with a stand-in attachment per file (see
-    /// [`stand_in`]), then the sealed size against the relay's 1 MiB cap
-    /// ([`crate::sealed_size::check`]; loads the key directory). Callers that upload files of
-    /// their own before sending (image blocks) add stand-ins for them to `content` first.
-    /// Errors: `validation_failed` (a violation per broken rule, or one naming the limit and
-    /// the sealed size), and the errors of loading the key directory.
+    /// Checks `content` as [`AgentClient::send`] (or, with `request`, [`AgentClient::ask`])
+    /// will once `files` are uploaded, without uploading or sending anything:
+    /// [`validate_content`] with a stand-in attachment per file (see [`stand_in_attachment`]),
+    /// then the sealed size against the relay's 1 MiB cap ([`crate::sealed_size::check`];
+    /// loads the key directory). Callers that upload files of their own before sending (image
+    /// blocks) add stand-ins for them to `content` first. Errors: `validation_failed` (a
+    /// violation per broken rule, or one naming the limit and the sealed size), and the errors
+    /// of loading the key directory.
     pub async fn preflight(
         &self,
         content: &MessageContent,
         files: &[std::path::PathBuf],
+        request: bool,
     ) -> Result<()> {
+        validate_content(content, files, request)?;
         let mut draft = content.clone();
-        for path in files {
-            let index = draft.attachments.len();
-            draft.attachments.push(stand_in(index, path));
+        for (i, path) in files.iter().enumerate() {
+            draft.attachments.push(stand_in_attachment(i, path));
         }
-        draft.validate().map_err(Error::Validation)?;
         // Stand-ins are as long as real attachments: the size seen here is the size sent.
         self.check_sealed_size(&draft).await
     }
@@ -376,8 +399,8 @@ impl AgentClient {
                 "answer envelope does not belong to this request".into(),
             ));
         }
-        let content: AnswerContent = serde_json::from_slice(&plaintext)
-            .map_err(|e| Error::Protocol(format!("answer content: {e}")))?;
+        let content: AnswerContent = herald_protocol::json::from_slice(&plaintext)
+            .map_err(|e| Error::Protocol(format!("the answer's content: {e}")))?;
         // Secret fields: their values wait on the relay, sealed to this connection only.
         let secrets = self
             .collect_secrets(record, &header, &content.values)
@@ -392,7 +415,7 @@ impl AgentClient {
             &[&secret],
             &record.created_at,
         ) {
-            Ok((_, plain)) => serde_json::from_slice::<MessageContent>(&plain)
+            Ok((_, plain)) => herald_protocol::json::from_slice::<MessageContent>(&plain)
                 .ok()
                 .filter(|c| !c.questions.is_empty())
                 .map(|c| herald_protocol::content::question_answers(&c, &content)),
@@ -455,11 +478,36 @@ impl AgentClient {
     }
 }
 
-/// A well-formed placeholder for a file not uploaded yet, to validate content (and measure its
-/// sealed size) before spending an upload: the real name, the type guessed from the name, an
-/// id distinct for each `index` below 26, the size on disk (when readable), and a SHA-256 and
-/// key as long as real ones.
-pub fn stand_in(index: usize, path: &std::path::Path) -> herald_protocol::content::Attachment {
+/// Validates `content` as it will be once the files at `attachments` are uploaded and added to
+/// its `attachments` (stand-ins take their place: [`stand_in_attachment`] with indices 0, 1,
+/// …), with herald-protocol's rules: [`MessageContent::validate`], or with `request`
+/// [`MessageContent::validate_request`]. What [`AgentClient::send`] and
+/// [`AgentClient::ask`] check before any upload; callers that upload other files first (image
+/// blocks) check their own draft with it too. Errors: [`Error::Validation`] naming every path.
+pub fn validate_content(
+    content: &MessageContent,
+    attachments: &[std::path::PathBuf],
+    request: bool,
+) -> Result<()> {
+    let mut draft = content.clone();
+    for (i, path) in attachments.iter().enumerate() {
+        draft.attachments.push(stand_in_attachment(i, path));
+    }
+    if request {
+        draft.validate_request()
+    } else {
+        draft.validate()
+    }
+    .map_err(Error::Validation)
+}
+
+/// A well-formed placeholder for a file not uploaded yet, to validate content before spending
+/// an upload: the real name and guessed type, an id distinct for each `index` (0–25), and the
+/// size on disk (when readable).
+pub fn stand_in_attachment(
+    index: usize,
+    path: &std::path::Path,
+) -> herald_protocol::content::Attachment {
     let letter = char::from(b'a' + (index % 26) as u8);
     herald_protocol::content::Attachment {
         id: format!("fil_{}{letter}", "7".repeat(25)),

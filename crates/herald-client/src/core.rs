@@ -465,8 +465,11 @@ impl Core {
                 // May hold secret field values: wiped when dropped, never logged.
                 let text =
                     zeroize::Zeroizing::new(input.values_json.unwrap_or_else(|| "{}".into()));
-                let values = serde_json::from_str(&text).map_err(|e| {
-                    Error::InvalidInput(format!("answer values must be a JSON object: {e}"))
+                // Strict: a field given twice is refused, not silently the last one.
+                let values = herald_protocol::json::from_str(&text).map_err(|e| {
+                    Error::InvalidInput(format!(
+                        "the answer's values must be a JSON object of field id → value: {e}"
+                    ))
                 })?;
                 AnswerContent {
                     action_id: None,

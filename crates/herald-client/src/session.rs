@@ -220,7 +220,7 @@ impl Session {
                 "the envelope header does not match its record".into(),
             ));
         }
-        let content: MessageContent = serde_json::from_slice(&plaintext)
+        let content: MessageContent = herald_protocol::json::from_slice(&plaintext)
             .map_err(|e| Error::Protocol(format!("the content is not a Herald message: {e}")))?;
         let directory = self.directory(false).await?;
         let name = directory
@@ -247,8 +247,8 @@ impl Session {
                 "answer envelope does not belong to this request".into(),
             ));
         }
-        serde_json::from_slice(&plaintext)
-            .map_err(|e| Error::Protocol(format!("answer content: {e}")))
+        herald_protocol::json::from_slice(&plaintext)
+            .map_err(|e| Error::Protocol(format!("the answer's content: {e}")))
     }
 
     /// Seals an answer to the asking sender (a connection or device) and the account, signed

@@ -12,6 +12,7 @@ pub mod envelope;
 pub mod error;
 pub mod files;
 pub mod ids;
+pub mod json;
 pub mod notify;
 #[cfg(feature = "openapi")]
 pub mod openapi;

@@ -119,9 +119,12 @@ pub fn has_hidden_characters(label: &str) -> bool {
 /// Why a one-line label (a title or a name) is refused by [`check_label`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum LabelError {
-    /// Empty, or only whitespace.
-    #[error("must not be blank")]
-    Blank,
+    /// Empty (no characters at all).
+    #[error("is empty: give 1–{max} characters")]
+    Empty { max: usize },
+    /// Only whitespace.
+    #[error("is blank (only spaces): give 1–{max} visible characters")]
+    Blank { max: usize },
     /// Longer than the label's limit (characters, Unicode scalar values).
     #[error("must have at most {max} characters (has {has})")]
     TooLong { max: usize, has: usize },
@@ -142,8 +145,11 @@ pub enum LabelError {
 /// controls, zero-width characters outside joiner sequences, and labels with nothing visible.
 /// Checked in that order; the first failure is returned.
 pub fn check_label(label: &str, max: usize) -> Result<(), LabelError> {
+    if label.is_empty() {
+        return Err(LabelError::Empty { max });
+    }
     if label.trim().is_empty() {
-        return Err(LabelError::Blank);
+        return Err(LabelError::Blank { max });
     }
     let has = label.chars().count();
     if has > max {
@@ -196,8 +202,11 @@ mod tests {
     fn one_label_rule_for_titles_and_names() {
         assert_eq!(check_label("Deploy v2?", 180), Ok(()));
         assert_eq!(check_label("👨\u{200D}💻 laptop", 100), Ok(()));
-        assert_eq!(check_label("", 180), Err(LabelError::Blank));
-        assert_eq!(check_label(" \t ", 180), Err(LabelError::Blank));
+        assert_eq!(check_label("", 180), Err(LabelError::Empty { max: 180 }));
+        assert_eq!(
+            check_label(" \t ", 180),
+            Err(LabelError::Blank { max: 180 })
+        );
         assert_eq!(
             check_label(&"x".repeat(181), 180),
             Err(LabelError::TooLong { max: 180, has: 181 })

@@ -38,7 +38,12 @@ pub fn body_for(error: &Error) -> ErrorBody {
                 .collect::<Vec<_>>()
                 .join("; "),
         )
-        .fields(violations.iter().map(|v| v.path.clone())),
+        .fields(
+            violations
+                .iter()
+                .filter(|v| !v.path.is_empty())
+                .map(|v| v.path.clone()),
+        ),
         Error::InvalidInput(message) => {
             ErrorBody::with_message(ErrorCode::InvalidRequest, message.clone())
         }

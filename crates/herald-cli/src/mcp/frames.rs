@@ -1,7 +1,9 @@
 //! Screens the stdin lines of `herald mcp` before rmcp reads them. rmcp skips a line it cannot
 //! parse without answering; JSON-RPC 2.0 §5 wants an answer with `"id": null`. So a line that
 //! is not JSON gets `-32700 Parse error`, a JSON array (a batch, which MCP does not use) gets
-//! `-32600 Invalid Request`, and every other line goes on to rmcp unchanged. A blank line is
+//! `-32600 Invalid Request`, a message repeating a key within one object gets `-32602 Invalid
+//! params` (under `params`) or `-32600` (elsewhere) naming the key, with the message's id,
+//! and every other line goes on to rmcp unchanged. A blank line is
 //! dropped. Local answers and rmcp's frames reach stdout through one writer, a whole line at a
 //! time, so they never interleave.
 
@@ -13,6 +15,8 @@ use tokio::sync::mpsc;
 const PARSE_ERROR: i64 = -32700;
 /// Invalid Request (JSON-RPC 2.0).
 const INVALID_REQUEST: i64 = -32600;
+/// Invalid params (JSON-RPC 2.0).
+const INVALID_PARAMS: i64 = -32602;
 /// Bytes of one pipe between the screen and rmcp.
 const PIPE_BYTES: usize = 64 * 1024;
 
@@ -21,17 +25,39 @@ pub fn screen(line: &[u8]) -> Option<String> {
     if line.iter().all(u8::is_ascii_whitespace) {
         return None;
     }
-    let (code, message) = match serde_json::from_slice::<Value>(line) {
-        Err(_) => (PARSE_ERROR, "Parse error: the line is not valid JSON."),
+    let (code, message, id) = match serde_json::from_slice::<Value>(line) {
+        Err(_) => (
+            PARSE_ERROR,
+            "Parse error: the line is not valid JSON.".to_owned(),
+            Value::Null,
+        ),
         Ok(Value::Array(_)) => (
             INVALID_REQUEST,
-            "Invalid Request: send one JSON-RPC message per line; batches are not supported.",
+            "Invalid Request: send one JSON-RPC message per line; batches are not supported."
+                .to_owned(),
+            Value::Null,
         ),
-        Ok(_) => return None,
+        Ok(message) => {
+            // A key given twice would reach rmcp as its last value only: refuse the message,
+            // naming the key (herald-protocol's strict reader, as for every other input).
+            let Err(e) = herald_protocol::json::check(line) else {
+                return None;
+            };
+            let id = match message.get("id") {
+                Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
+                _ => Value::Null,
+            };
+            let (code, kind) = if e.path.starts_with("params") {
+                (INVALID_PARAMS, "Invalid params")
+            } else {
+                (INVALID_REQUEST, "Invalid Request")
+            };
+            (code, format!("{kind}: {e}"), id)
+        }
     };
     let error = json!({"code": code, "message": message});
     // Written by hand so the keys read jsonrpc, id, error.
-    Some(format!(r#"{{"jsonrpc":"2.0","id":null,"error":{error}}}"#))
+    Some(format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{error}}}"#))
 }
 
 /// The pipes rmcp serves on: `(reader, writer)`. Tasks copy `input` through [`screen`] into the
@@ -125,5 +151,13 @@ mod tests {
         );
         assert_eq!(screen(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#), None);
         assert_eq!(screen(b"  \r\n"), None);
+        let twice = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"ask","arguments":{"title":"a","title":"b"}}}"#;
+        let v: Value = serde_json::from_str(&screen(twice).expect("answered")).expect("JSON");
+        assert_eq!(
+            (v["id"].clone(), v["error"]["code"].clone()),
+            (json!(7), json!(-32602))
+        );
+        let message = v["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("params.arguments.title"), "{message}");
     }
 }

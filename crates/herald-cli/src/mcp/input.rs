@@ -13,7 +13,7 @@ use herald_protocol::content::{
     Action, MessageContent, Question, QuestionOption, MAX_ACTIONS, MAX_QUESTIONS, MAX_TITLE_CHARS,
 };
 use herald_protocol::wire::MAX_EXPIRES_IN_SECS;
-use herald_protocol::{ErrorBody, ErrorCode, MessageId};
+use herald_protocol::{json, ErrorBody, ErrorCode, MessageId};
 use rmcp::model::JsonObject;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -167,31 +167,18 @@ fn drop_null_types(schema: &mut serde_json::Value) {
     }
 }
 
-/// Parses a call's arguments into `T`: a shape or type error is `invalid_request` naming the
-/// path; keys outside the shape are `forbidden_fields` naming every one.
+/// Parses a call's arguments into `T` with herald-protocol's strict reader (the wording and
+/// path form every Herald error uses): a shape or type error is `invalid_request` naming the
+/// path; keys outside the shape are `forbidden_fields` naming every one. (Keys given twice
+/// are refused earlier, when the line is read: see `frames.rs`.)
 pub fn parse<T: DeserializeOwned>(arguments: Option<JsonObject>) -> Result<T, ErrorBody> {
     let value = serde_json::Value::Object(arguments.unwrap_or_default());
-    let mut unknown = Vec::new();
-    let parsed = {
-        let mut record = |path: serde_ignored::Path<'_>| unknown.push(ignored_path(&path));
-        let de = serde_ignored::Deserializer::new(value, &mut record);
-        serde_path_to_error::deserialize::<_, T>(de)
-    };
-    let parsed = parsed.map_err(|e| {
-        let message = e.inner().to_string();
-        let mut path = error_path(e.path());
-        // serde names a missing key only in its message: point at it.
-        if let Some(name) = message
-            .strip_prefix("missing field `")
-            .and_then(|rest| rest.split('`').next())
-        {
-            path = join(&path, name);
-        }
-        let body = ErrorBody::with_message(ErrorCode::InvalidRequest, message);
-        if path.is_empty() {
+    let (parsed, unknown) = json::from_value_known::<T>(value).map_err(|e| {
+        let body = ErrorBody::with_message(ErrorCode::InvalidRequest, e.to_string());
+        if e.path.is_empty() {
             body
         } else {
-            body.fields([path])
+            body.fields([e.path])
         }
     })?;
     if !unknown.is_empty() {
@@ -205,42 +192,6 @@ pub fn parse<T: DeserializeOwned>(arguments: Option<JsonObject>) -> Result<T, Er
         .fields(unknown));
     }
     Ok(parsed)
-}
-
-fn join(parent: &str, key: &str) -> String {
-    if parent.is_empty() {
-        key.to_owned()
-    } else {
-        format!("{parent}.{key}")
-    }
-}
-
-/// `questions[0].secret` from serde_ignored's path.
-fn ignored_path(path: &serde_ignored::Path<'_>) -> String {
-    use serde_ignored::Path;
-    match path {
-        Path::Root => String::new(),
-        Path::Seq { parent, index } => format!("{}[{index}]", ignored_path(parent)),
-        Path::Map { parent, key } => join(&ignored_path(parent), key),
-        Path::Some { parent }
-        | Path::NewtypeStruct { parent }
-        | Path::NewtypeVariant { parent } => ignored_path(parent),
-    }
-}
-
-/// `questions[0].options` from serde_path_to_error's path.
-fn error_path(path: &serde_path_to_error::Path) -> String {
-    use serde_path_to_error::Segment;
-    let mut out = String::new();
-    for segment in path.iter() {
-        match segment {
-            Segment::Seq { index } => out.push_str(&format!("[{index}]")),
-            Segment::Map { key } => out = join(&out, key),
-            Segment::Enum { variant } => out = join(&out, variant),
-            Segment::Unknown => {}
-        }
-    }
-    out
 }
 
 impl AskInput {
@@ -290,7 +241,7 @@ impl AskInput {
 
 fn default_title(questions: &[QuestionInput]) -> String {
     let Some(first) = questions.first() else {
-        // Validation refuses an empty list by its own path.
+        // `MessageContent::validate_request` refuses the empty list before anything is sent.
         return "Questions".to_owned();
     };
     let more = match questions.len() {
@@ -332,7 +283,8 @@ impl SendInput {
 
     /// The deadline; refused without actions (a message has nothing to expire).
     pub fn expires_in(&self) -> Result<Option<u64>, ErrorBody> {
-        if self.deadline_seconds.is_some() && self.actions.is_none() {
+        let no_actions = self.actions.as_ref().is_none_or(Vec::is_empty);
+        if self.deadline_seconds.is_some() && no_actions {
             return Err(ErrorBody::with_message(
                 ErrorCode::InvalidRequest,
                 "deadlineSeconds needs actions: a message without actions asks nothing",

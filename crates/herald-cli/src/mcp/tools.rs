@@ -123,9 +123,10 @@ impl Tools {
             ..SendOptions::default()
         };
         let content = input.content();
+        // A request: content that asks nothing (`questions: []`) is refused before sending.
         let record = self
             .client
-            .send(&content, options)
+            .ask(&content, options)
             .await
             .map_err(|e| body_for(&e))?;
         tracing::info!(id = %record.id, "request sent; waiting for the answer");
@@ -147,11 +148,14 @@ impl Tools {
             expires_in: input.expires_in()?,
             ..SendOptions::default()
         };
-        let record = self
-            .client
-            .send(&input.content(), options)
-            .await
-            .map_err(|e| body_for(&e))?;
+        let content = input.content();
+        // Given `actions` make a request, so `actions: []` is refused like `questions: []`.
+        let sent = if input.actions.is_some() {
+            self.client.ask(&content, options).await
+        } else {
+            self.client.send(&content, options).await
+        };
+        let record = sent.map_err(|e| body_for(&e))?;
         Ok(output::sent(&record))
     }
 

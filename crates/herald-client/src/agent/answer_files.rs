@@ -147,8 +147,8 @@ impl AgentClient {
         let secret = self.keys.recipient_secret();
         let (_, plaintext) =
             herald_crypto::open_at(&record.envelope, directory, &[&secret], &record.created_at)?;
-        serde_json::from_slice(&plaintext)
-            .map_err(|e| Error::Protocol(format!("request content: {e}")))
+        herald_protocol::json::from_slice(&plaintext)
+            .map_err(|e| Error::Protocol(format!("the request's content: {e}")))
     }
 
     /// Ids of the file fields (not secret-file) of request `id`, so a caller can choose where

@@ -265,8 +265,8 @@ impl AgentClient {
         // The request was sealed to this connection too: its form says which field is what.
         let (_, request) =
             herald_crypto::open_at(&record.envelope, directory, &[&secret], &record.created_at)?;
-        let content: MessageContent = serde_json::from_slice(&request)
-            .map_err(|e| Error::Protocol(format!("request content: {e}")))?;
+        let content: MessageContent = herald_protocol::json::from_slice(&request)
+            .map_err(|e| Error::Protocol(format!("the request's content: {e}")))?;
         parse_secrets(all, &content.effective_fields(), &marked).map(Some)
     }
 }

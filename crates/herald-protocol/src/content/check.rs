@@ -49,11 +49,16 @@ impl Check {
         }
     }
 
-    /// `min..=max` characters.
+    /// `min..=max` characters. Too short reads "is empty" when nothing was given.
     pub(crate) fn text(&mut self, path: &str, value: &str, min: usize, max: usize) {
         let n = value.chars().count();
-        if n < min {
-            self.fail(path, format!("must have at least {min} character(s)"));
+        if n == 0 && min > 0 {
+            self.fail(path, format!("is empty: give 1–{max} characters"));
+        } else if n < min {
+            self.fail(
+                path,
+                format!("must have at least {min} characters (has {n})"),
+            );
         } else if n > max {
             self.fail(
                 path,

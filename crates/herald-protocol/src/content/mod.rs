@@ -164,6 +164,28 @@ impl MessageContent {
         c.done()
     }
 
+    /// [`validate`](Self::validate) for content sent as a request (`herald ask`, the MCP
+    /// `ask` tool, the SDK's `AgentClient::ask`):
+    /// it must also ask for something. An empty `questions` (or `fields`, or `actions`) list
+    /// is the same as none, so without this rule it would go out as a plain message. The
+    /// violation's path is empty.
+    pub fn validate_request(&self) -> Result<(), Vec<Violation>> {
+        let mut violations = self.validate().err().unwrap_or_default();
+        if !self.expects_answer() {
+            violations.push(Violation {
+                path: String::new(),
+                message: "a request must ask for something: give it at least one question, \
+                          field or action (or a schema); an empty list asks nothing"
+                    .into(),
+            });
+        }
+        if violations.is_empty() {
+            Ok(())
+        } else {
+            Err(violations)
+        }
+    }
+
     fn check_actions(&self, c: &mut Check) {
         let fields = self.effective_fields();
         if !self.actions.is_empty() {
@@ -189,7 +211,17 @@ impl MessageContent {
             c.label(&format!("{path}.label"), &action.label, MAX_LABEL_CHARS);
             if let Err(errs) = check_values(&fields, &action.values) {
                 for e in errs {
-                    c.fail(format!("{path}.values.{}", e.path), e.message);
+                    let message = if e.message == "is required" {
+                        // The usual surprise: a button cannot carry what the person types.
+                        "is required, and a tapped action answers the form with its own \
+                         values, fixed when the request is sent: give the action this value, \
+                         make the field optional, or ask the decision as a required choice \
+                         field instead of actions"
+                            .to_owned()
+                    } else {
+                        e.message
+                    };
+                    c.fail(format!("{path}.values.{}", e.path), message);
                 }
             }
         }

@@ -173,3 +173,46 @@ fn content_snapshot() {
         "frozen content shape"
     );
 }
+
+#[test]
+fn a_request_must_ask_for_something() {
+    let empty = MessageContent {
+        title: "Questions".into(),
+        questions: vec![],
+        ..MessageContent::default()
+    };
+    assert!(empty.validate().is_ok(), "as a message it is fine");
+    let err = empty.validate_request().unwrap_err();
+    assert_eq!(err.len(), 1, "{err:?}");
+    assert!(err[0].message.contains("must ask for something"), "{err:?}");
+    assert!(approve_reject().validate_request().is_ok());
+}
+
+#[test]
+fn blank_and_empty_titles_say_so() {
+    for (title, want) in [("", "title: is empty"), ("   ", "title: is blank")] {
+        let content = MessageContent {
+            title: title.into(),
+            ..MessageContent::default()
+        };
+        let err = content.validate().unwrap_err();
+        assert!(err[0].to_string().starts_with(want), "{title:?}: {err:?}");
+    }
+}
+
+#[test]
+fn a_required_field_with_actions_says_why() {
+    let mut content = approve_reject();
+    content.fields.push(Field {
+        id: "reason".into(),
+        label: "Reason".into(),
+        required: true,
+        ..Field::default()
+    });
+    let err = content.validate().unwrap_err();
+    assert!(
+        err.iter()
+            .any(|v| v.path == "actions[0].values.reason" && v.message.contains("fixed when")),
+        "{err:?}"
+    );
+}

@@ -104,6 +104,19 @@ pub fn classify(body: &[u8]) -> Incoming {
         Some(_) => return invalid(Value::Null, "id must be a string or a number."),
     };
     let id_or_null = id.clone().unwrap_or(Value::Null);
+    // A key given twice would count as its last value only: refuse it, naming the key
+    // (herald-protocol's strict reader, as for every other body).
+    if let Err(e) = herald_protocol::json::check(body) {
+        let (code, kind) = if e.path.starts_with("params") {
+            (INVALID_PARAMS, "Invalid params")
+        } else {
+            (INVALID_REQUEST, "Invalid Request")
+        };
+        return Incoming::Invalid {
+            id: id_or_null,
+            error: RpcError::new(code, format!("{kind}: {e}")),
+        };
+    }
     if object.get("jsonrpc") != Some(&json!("2.0")) {
         return invalid(id_or_null, "jsonrpc must be \"2.0\".");
     }
@@ -200,6 +213,15 @@ mod tests {
                 "-32600",
             ),
             (r#""ping""#, "-32600"),
+            // A key given twice: refused, under params as invalid params.
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"ping","method":"tools/call"}"#,
+                "-32600",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"a":1,"a":2}}}"#,
+                "-32602",
+            ),
         ];
         for (body, want) in cases {
             let got = match classify(body.as_bytes()) {
@@ -210,6 +232,17 @@ mod tests {
             };
             assert_eq!(&got, want, "body {body}");
         }
+    }
+
+    #[test]
+    fn a_duplicate_key_is_named_with_the_message_id() {
+        let body =
+            br#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"a","name":"b"}}"#;
+        let Incoming::Invalid { id, error } = classify(body) else {
+            panic!("refused");
+        };
+        assert_eq!(id, json!("x"));
+        assert!(error.message.contains("params.name"), "{}", error.message);
     }
 
     #[test]

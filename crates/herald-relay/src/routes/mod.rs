@@ -133,9 +133,12 @@ async fn method_not_allowed() -> ApiError {
     ApiError::new(ErrorCode::MethodNotAllowed)
 }
 
-/// A JSON body, with the raw bytes kept (idempotency hashes them). Over the route's limit →
-/// 413 `payload_too_large`; not JSON or not the expected shape → 400 `bad_request` naming the
-/// offending path when known.
+/// A JSON body, with the raw bytes kept (idempotency hashes them), read by herald-protocol's
+/// strict reader (`herald_protocol::json`, shared with the CLI and `herald mcp`). Over the
+/// route's limit → 413 `payload_too_large`; not JSON, a key given twice in one object, or not
+/// the expected shape → 400 `bad_request` naming the offending path in `fields` when known
+/// (`{"error": "bad_request", "message": "The request body …: expiresIn: expected a whole
+/// number ≥ 0, found a string", "fields": ["expiresIn"]}`). Messages never echo input values.
 pub struct JsonBody<T> {
     pub value: T,
     pub raw: Bytes,
@@ -152,35 +155,22 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for JsonBody<T> {
                 ApiError::new(ErrorCode::BadRequest)
             }
         })?;
-        let mut de = serde_json::Deserializer::from_slice(&raw);
-        let value: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-            let path = e.path().to_string();
-            let inner = e.into_inner();
-            let err = ApiError::with_message(ErrorCode::BadRequest, bad_request_message(&inner));
-            if inner.is_data() && path != "." {
-                err.fields([path])
-            } else {
-                err
-            }
-        })?;
-        de.end().map_err(|_| {
-            ApiError::with_message(ErrorCode::BadRequest, "Trailing data after JSON.")
-        })?;
+        let value = herald_protocol::json::from_slice::<T>(&raw).map_err(|e| bad_json(&e))?;
         Ok(JsonBody { value, raw })
     }
 }
 
-/// A message that says what is wrong without echoing input values.
-fn bad_request_message(e: &serde_json::Error) -> String {
-    use serde_json::error::Category;
-    match e.classify() {
-        Category::Syntax | Category::Eof => "The request body is not valid JSON.".to_owned(),
-        Category::Data => {
-            // serde's messages name expected types and fields, never secrets; keep them short.
-            let text = e.to_string();
-            let text = text.split(" at line ").next().unwrap_or("").to_owned();
-            format!("The request body does not have the expected shape: {text}")
-        }
-        Category::Io => "The request body could not be read.".to_owned(),
+/// The 400 for a body the strict reader refused: what is wrong, and `fields` = its path.
+pub(crate) fn bad_json(e: &herald_protocol::json::JsonError) -> ApiError {
+    let message = if e.syntax {
+        format!("The request body is not valid JSON: {}.", e.message)
+    } else {
+        format!("The request body does not have the expected shape: {e}.")
+    };
+    let err = ApiError::with_message(ErrorCode::BadRequest, message);
+    if e.path.is_empty() {
+        err
+    } else {
+        err.fields([e.path.clone()])
     }
 }

@@ -112,9 +112,9 @@ pub(super) async fn notify(
             ApiError::new(ErrorCode::BadRequest)
         }
     })?;
-    let value: serde_json::Value = serde_json::from_slice(&body).map_err(|_| {
-        ApiError::with_message(ErrorCode::BadRequest, "The request body is not valid JSON.")
-    })?;
+    // Strict: a key given twice is refused (400, naming it), not silently the last one.
+    let value =
+        herald_protocol::json::parse_value(&body).map_err(|e| super::super::bad_json(&e))?;
     drop(body);
     let request = NotifyRequest::parse(&value).map_err(refuse)?;
     drop(value);
