@@ -172,6 +172,11 @@ catalog! {
     VerificationFailed = ("verification_failed", 502, "What the relay returned failed verification."),
     /// The body exceeds the route's size limit.
     PayloadTooLarge = ("payload_too_large", 413, "The request body is too large."),
+    /// The request head is over 65,536 bytes or 100 header lines (docs/protocol.md,
+    /// "Connection limits"); the connection is closed.
+    RequestHeadTooLarge = ("request_head_too_large", 431, "The request head is too large."),
+    /// The request target is over 65,534 bytes; the connection is closed.
+    UriTooLong = ("uri_too_long", 414, "The request target is too long."),
     /// Something failed inside the relay; the cause is logged, not returned.
     Internal = ("internal", 500, "Internal error."),
 }

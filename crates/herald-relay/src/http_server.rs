@@ -7,12 +7,13 @@
 //! - a request head — request line, header lines and the blank line that ends them, counted
 //!   in bytes as they arrive — is at most [`HttpLimits::max_head_bytes`] (64 KiB) and holds at
 //!   most [`HttpLimits::max_headers`] (100) header lines; past either, hyper answers `431` and
-//!   closes the connection; a request target over 65,534 bytes is `414` (hyper's own limit);
+//!   closes the connection (the request target counts toward the head, so hyper's own `414`
+//!   for targets over 65,534 bytes is not reached under the default head limit);
 //! - a connection's read buffer is at most [`HttpLimits::max_buffer_bytes`];
 //! - hyper writes the answers to a head it cannot parse or accept itself — `400` (malformed
-//!   request line or header), `414`, `431` — with an empty body and `connection: close`: it
-//!   offers no hook to give them the shared error body (docs/protocol.md, "Connection
-//!   limits");
+//!   request line or header), `414`, `431` — with an empty body and `connection: close`, and
+//!   offers no hook; [`crate::head_errors`] gives them the shared error body on their way to
+//!   the socket (docs/protocol.md, "Connection limits");
 //! - a request body that makes no progress for [`HttpLimits::body_idle_timeout`] fails (the
 //!   timer restarts with every chunk, so long uploads and long-polls are not cut short);
 //! - at most [`HttpLimits::max_connections`] connections are served at once, `GET /ws` sockets
@@ -187,7 +188,10 @@ async fn serve_connection(
         .max_buf_size(limits.max_buffer_bytes.max(limits.max_head_bytes).max(8192))
         .keep_alive(true);
     let conn = builder
-        .serve_connection(TokioIo::new(stream), TowerToHyperService::new(service))
+        .serve_connection(
+            TokioIo::new(crate::head_errors::HeadErrorBody::new(stream, limits)),
+            TowerToHyperService::new(service),
+        )
         .with_upgrades();
     let mut conn = std::pin::pin!(conn);
     tokio::select! {

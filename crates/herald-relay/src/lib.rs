@@ -13,6 +13,7 @@ mod blobs;
 pub mod clock;
 pub mod error;
 mod events;
+mod head_errors;
 pub mod http_server;
 mod hub;
 mod limits;

@@ -4,9 +4,10 @@
 //!
 //! The base is the configured public URL (`--public-url`) normalized: scheme and host
 //! lowercased, the scheme's default port dropped, any path prefix kept without its trailing
-//! `/` (`https://Relay.Example:443/herald/` → `https://relay.example/herald`). Without a public
-//! URL (or with one that does not parse as an absolute http(s) URL) it is `http://` plus the
-//! request's `Host` header, lowercased, when that header is a valid `host[:port]`: a host of
+//! `/` (`https://Relay.Example:443/herald/` → `https://relay.example/herald`). The relay
+//! refuses to start with an unusable one ([`crate::public_url`]). Without a public URL (or, in
+//! a state built without that check, an unusable one) it is `http://` plus the request's
+//! `Host` header, lowercased, when that header is a valid `host[:port]`: a host of
 //! letters, digits, `-`, `.`, `_`, `~`, or an IPv4 address, or a bracketed IPv6 literal (hex
 //! digits, `:` and `.`), then an optional port of 1 to 5 digits. A missing or invalid `Host`
 //! gives [`DEFAULT_BASE`].
