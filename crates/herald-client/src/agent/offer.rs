@@ -44,6 +44,9 @@ impl AgentClient {
         content: &MessageContent,
         options: SendOptions,
     ) -> Result<MessageRecord> {
+        if let Some(key) = &options.idempotency_key {
+            super::check_idempotency_key(key)?;
+        }
         content.validate().map_err(Error::Validation)?;
         if content.expects_answer() || !content.blocks.is_empty() {
             return Err(Error::InvalidInput(
