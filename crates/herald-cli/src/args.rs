@@ -205,9 +205,9 @@ pub enum DeviceCommand {
     Init {
         #[command(flatten)]
         dir: DataDirArgs,
-        /// Relay base URL.
+        /// Relay base URL (required: here or in HERALD_URL).
         #[arg(long, env = "HERALD_URL")]
-        relay: String,
+        relay: Option<String>,
         /// Device name (default: this machine's host name; `headless` when it has none).
         #[arg(long)]
         name: Option<String>,
@@ -217,9 +217,9 @@ pub enum DeviceCommand {
     Unlock {
         #[command(flatten)]
         dir: DataDirArgs,
-        /// Relay base URL.
+        /// Relay base URL (required: here or in HERALD_URL).
         #[arg(long, env = "HERALD_URL")]
-        relay: String,
+        relay: Option<String>,
         /// Device name (default: this machine's host name; `headless` when it has none).
         #[arg(long)]
         name: Option<String>,
@@ -229,9 +229,9 @@ pub enum DeviceCommand {
     Pair {
         #[command(flatten)]
         dir: DataDirArgs,
-        /// Relay base URL.
+        /// Relay base URL (required: here or in HERALD_URL).
         #[arg(long, env = "HERALD_URL")]
-        relay: String,
+        relay: Option<String>,
         /// Device name (default: this machine's host name; `headless` when it has none).
         #[arg(long)]
         name: Option<String>,

@@ -36,6 +36,14 @@ pub fn relay_url(args: &AgentArgs) -> Result<String> {
     bail!("no relay: set HERALD_URL (e.g. export HERALD_URL=http://127.0.0.1:8457) or start the Herald app")
 }
 
+/// The relay of `herald device init|unlock|pair` (`command`): `--relay`, else HERALD_URL
+/// (clap reads both into one value); refused when neither is given.
+pub fn device_relay(relay: Option<String>, command: &str) -> Result<String> {
+    relay.filter(|r| !r.trim().is_empty()).with_context(|| {
+        format!("no relay: pass `herald device {command} --relay URL` or set HERALD_URL (e.g. export HERALD_URL=http://127.0.0.1:8457)")
+    })
+}
+
 /// The connection token: HERALD_TOKEN, else `--token-file`, else ~/.config/herald/token.
 pub fn token(args: &AgentArgs) -> Result<ConnectionToken> {
     if let Some(path) = &args.token_file {
@@ -104,7 +112,13 @@ pub const MAX_TIMEOUT: Duration = Duration::from_secs(30 * 86_400);
 /// error), and refuses a duration outside `min..=max` — also one too large for any
 /// arithmetic (`999999999999999d`), which is refused, never wrapped.
 pub fn parse_duration(flag: &str, text: &str, min: Duration, max: Duration) -> Result<Duration> {
-    let range = || format!("{} to {}", format_duration(min), format_duration(max));
+    let range = || {
+        format!(
+            "between {} and {}",
+            format_duration(min),
+            format_duration(max)
+        )
+    };
     let trimmed = text.trim();
     let (number, unit) = trimmed.split_at(
         trimmed
@@ -188,12 +202,15 @@ mod tests {
         ] {
             let e = parse(text).unwrap_err().to_string();
             assert!(e.contains("--timeout"), "{e}");
-            assert!(e.contains("0s to 24h"), "{e}");
+            assert!(e.contains("between 0s and 24h"), "{e}");
         }
         let e = parse_duration("--deadline", "0s", Duration::from_secs(1), DAY)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("too short") && e.contains("1s to 24h"), "{e}");
+        assert!(
+            e.contains("too short") && e.contains("between 1s and 24h"),
+            "{e}"
+        );
     }
 
     proptest::proptest! {

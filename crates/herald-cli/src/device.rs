@@ -93,6 +93,7 @@ pub(crate) async fn sync_or_cached(core: &Core) -> Result<()> {
 pub async fn device(args: DeviceArgs) -> Result<ExitCode> {
     match args.command {
         DeviceCommand::Init { dir, relay, name } => {
+            let relay = config::device_relay(relay, "init")?;
             let core = open(&dir, name)?;
             let result = core.create_account(&relay).await?;
             crate::out!("Account:      {}", result.account_id)?;

@@ -42,6 +42,7 @@ pub async fn run(command: DeviceCommand) -> Result<ExitCode> {
     match command {
         DeviceCommand::Init { .. } => bail!("`herald device init` is handled by device::device"),
         DeviceCommand::Unlock { dir, relay, name } => {
+            let relay = crate::config::device_relay(relay, "unlock")?;
             let name = device_name(name);
             let core = open(&dir, Some(name.clone()))?;
             let key = read_secret("Recovery key: ")?;
@@ -56,6 +57,7 @@ pub async fn run(command: DeviceCommand) -> Result<ExitCode> {
             eprintln!("Check that the safety code matches the one on your other devices.");
         }
         DeviceCommand::Pair { dir, relay, name } => {
+            let relay = crate::config::device_relay(relay, "pair")?;
             let name = device_name(name);
             let core = open(&dir, Some(name.clone()))?;
             let started = core.start_pairing(&relay, &name).await?;
@@ -78,14 +80,13 @@ pub async fn run(command: DeviceCommand) -> Result<ExitCode> {
             json,
             confirm_timeout,
         } => {
-            let confirm_timeout =
-                crate::config::parse_duration(
-                    "--confirm-timeout",
-                    &confirm_timeout,
-                    std::time::Duration::from_secs(1),
-                    // A pairing request lives 10 minutes in all.
-                    std::time::Duration::from_secs(herald_protocol::devices::PAIRING_TTL_SECS as u64),
-                )?;
+            let confirm_timeout = crate::config::parse_duration(
+                "--confirm-timeout",
+                &confirm_timeout,
+                std::time::Duration::from_secs(1),
+                // A pairing request lives 10 minutes in all.
+                std::time::Duration::from_secs(herald_protocol::devices::PAIRING_TTL_SECS as u64),
+            )?;
             let core = ready(&dir)?;
             let requests = core.pairing_requests().await?;
             if json {

@@ -463,7 +463,11 @@ fn non_object_arguments_are_invalid_params() {
         json!("send"),
     ] {
         let response = mcp.request("tools/call", params.clone());
-        assert_eq!(response["error"]["code"], json!(-32602), "{params}: {response}");
+        assert_eq!(
+            response["error"]["code"],
+            json!(-32602),
+            "{params}: {response}"
+        );
         assert!(
             response["error"]["message"]
                 .as_str()

@@ -17,10 +17,17 @@ fn stderr(out: &Output) -> String {
 /// Asserts `out` is a refusal (exit 1, no panic) whose message holds every one of `words`.
 fn refused(out: &Output, words: &[&str], why: &str) {
     let err = stderr(out);
-    assert_eq!(out.status.code(), Some(1), "{why}: exit 1, not a panic: {err}");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{why}: exit 1, not a panic: {err}"
+    );
     assert!(!err.contains("panicked"), "{why}: no panic: {err}");
     for word in words {
-        assert!(err.contains(word), "{why}: the message names {word:?}: {err}");
+        assert!(
+            err.contains(word),
+            "{why}: the message names {word:?}: {err}"
+        );
     }
 }
 
@@ -30,6 +37,8 @@ fn huge_durations_are_refused_naming_the_flag_and_range() {
     let secret = home.path().join("secret.txt");
     std::fs::write(&secret, "s3cret").unwrap();
     let secret = secret.to_str().unwrap();
+    let id = herald_crypto::new_message_id().to_string();
+    let id = id.as_str();
     // Nothing here reaches a relay: every value is refused before one is needed.
     let agent = || {
         let mut cmd = herald(home.path());
@@ -49,12 +58,20 @@ fn huge_durations_are_refused_naming_the_flag_and_range() {
             cmd.args(["ask", "--title", "T", "--action", "ok:OK", flag, huge]);
             run(&mut cmd)
         };
-        refused(&ask("--deadline"), &["--deadline", "1s to 24h"], huge);
+        refused(
+            &ask("--deadline"),
+            &["--deadline", "between 1s and 24h"],
+            huge,
+        );
         if huge != "25h" {
-            refused(&ask("--timeout"), &["--timeout", "0s to 30d"], huge);
             refused(
-                &run(agent().args(["wait", "msg_x", "--timeout", huge])),
-                &["--timeout", "0s to 30d"],
+                &ask("--timeout"),
+                &["--timeout", "between 0s and 30d"],
+                huge,
+            );
+            refused(
+                &run(agent().args(["wait", id, "--timeout", huge])),
+                &["--timeout", "between 0s and 30d"],
                 huge,
             );
             refused(
@@ -67,26 +84,40 @@ fn huge_durations_are_refused_naming_the_flag_and_range() {
                     "--timeout",
                     huge,
                 ])),
-                &["--timeout", "0s to 30d"],
+                &["--timeout", "between 0s and 30d"],
                 huge,
             );
             refused(
                 &run(herald(home.path()).args([
-                    "inbox", "reveal", "msg_x", "--out", "x", "--timeout", huge,
+                    "inbox",
+                    "reveal",
+                    id,
+                    "--out",
+                    "x",
+                    "--timeout",
+                    huge,
                 ])),
-                &["--timeout", "0s to 30d"],
+                &["--timeout", "between 0s and 30d"],
                 huge,
             );
         }
         refused(
             &run(herald(home.path()).args(["device", "approve", "--confirm-timeout", huge])),
-            &["--confirm-timeout", "1s to 10m"],
+            &["--confirm-timeout", "between 1s and 10m"],
             huge,
         );
     }
     refused(
-        &run(agent().args(["ask", "--title", "T", "--action", "ok:OK", "--deadline", "0s"])),
-        &["--deadline", "too short", "1s to 24h"],
+        &run(agent().args([
+            "ask",
+            "--title",
+            "T",
+            "--action",
+            "ok:OK",
+            "--deadline",
+            "0s",
+        ])),
+        &["--deadline", "too short", "between 1s and 24h"],
         "zero deadline",
     );
 }
@@ -103,7 +134,12 @@ fn device_with_a_message() -> Setup {
 #[cfg(target_os = "linux")]
 fn a_full_stdout_is_an_error_not_a_panic() {
     let s = device_with_a_message();
-    let full = || std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
     for args in [
         &["inbox", "list"][..],
         &["inbox", "list", "--json"],
@@ -116,7 +152,11 @@ fn a_full_stdout_is_an_error_not_a_panic() {
             .stdout(Stdio::from(full()))
             .output()
             .unwrap();
-        refused(&out, &["cannot write to standard output", "No space left"], &args.join(" "));
+        refused(
+            &out,
+            &["cannot write to standard output", "No space left"],
+            &args.join(" "),
+        );
     }
     // The agent side too: the record of a sent message.
     let out = agent(&s)
@@ -139,5 +179,9 @@ fn a_closed_pipe_is_an_error_not_a_panic() {
     // The reader goes away before herald writes (it opens its data dir and syncs first).
     drop(child.stdout.take());
     let out = child.wait_with_output().unwrap();
-    refused(&out, &["cannot write to standard output", "Broken pipe"], "closed pipe");
+    refused(
+        &out,
+        &["cannot write to standard output", "Broken pipe"],
+        "closed pipe",
+    );
 }

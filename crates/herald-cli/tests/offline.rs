@@ -29,9 +29,18 @@ fn offline(home: &std::path::Path, args: &[&str], url: &str) -> Output {
         out.status.success(),
         "{args:?} succeeds from the cache: {err}"
     );
-    assert!(took < BOUND, "{args:?} returned within {BOUND:?}, took {took:?}");
-    assert!(err.contains("the relay is unreachable"), "{args:?} says so: {err}");
-    assert!(err.contains("last synced 20"), "{args:?} says when it synced: {err}");
+    assert!(
+        took < BOUND,
+        "{args:?} returned within {BOUND:?}, took {took:?}"
+    );
+    assert!(
+        err.contains("the relay is unreachable"),
+        "{args:?} says so: {err}"
+    );
+    assert!(
+        err.contains("last synced 20"),
+        "{args:?} says when it synced: {err}"
+    );
     assert!(err.contains(url), "{args:?} names the relay: {err}");
     out
 }
@@ -40,7 +49,13 @@ fn offline(home: &std::path::Path, args: &[&str], url: &str) -> Output {
 fn inbox_reads_the_cache_when_the_relay_is_stopped_or_hung() {
     let s = setup();
     let url = s.relay.url.clone();
-    ok_stdout(agent(&s).args(["send", "--title", "Kept while offline", "--body", "cached body"]));
+    ok_stdout(agent(&s).args([
+        "send",
+        "--title",
+        "Kept while offline",
+        "--body",
+        "cached body",
+    ]));
     let id = wait_for_title(&s, "Kept while offline")["id"]
         .as_str()
         .unwrap()

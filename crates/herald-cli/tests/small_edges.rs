@@ -41,8 +41,22 @@ fn a_bad_idempotency_key_is_refused_before_sending() {
     for key in ["bad key", "clé", "tab\tkey", &"k".repeat(256)] {
         for args in [
             vec!["send", "--title", "Keyed"],
-            vec!["ask", "--title", "Keyed", "--action", "ok:OK", "--timeout", "1s"],
-            vec!["send", "--title", "Keyed", "--secret-file", secret.to_str().unwrap()],
+            vec![
+                "ask",
+                "--title",
+                "Keyed",
+                "--action",
+                "ok:OK",
+                "--timeout",
+                "1s",
+            ],
+            vec![
+                "send",
+                "--title",
+                "Keyed",
+                "--secret-file",
+                secret.to_str().unwrap(),
+            ],
         ] {
             let out = run(agent(&s).args(&args).args(["--idempotency-key", key]));
             let err = fails_with(
@@ -55,7 +69,13 @@ fn a_bad_idempotency_key_is_refused_before_sending() {
     }
     assert!(inbox_list(&s).is_empty(), "nothing was sent");
     // A good key still works.
-    ok_stdout(agent(&s).args(["send", "--title", "Keyed", "--idempotency-key", "job-42:try.1"]));
+    ok_stdout(agent(&s).args([
+        "send",
+        "--title",
+        "Keyed",
+        "--idempotency-key",
+        "job-42:try.1",
+    ]));
 }
 
 #[test]
@@ -67,7 +87,11 @@ fn network_errors_name_the_relay_url_and_what_to_check() {
         .args(["send", "--title", "Nowhere"]));
     fails_with(
         &out,
-        &[&format!("cannot reach the relay at {url}"), "HERALD_URL", "running"],
+        &[
+            &format!("cannot reach the relay at {url}"),
+            "HERALD_URL",
+            "running",
+        ],
         "agent command",
     );
     // A device command: its relay is the one it was set up with.
@@ -77,7 +101,11 @@ fn network_errors_name_the_relay_url_and_what_to_check() {
     let out = run(herald(home.path()).args(["connection", "list"]));
     fails_with(
         &out,
-        &[&format!("cannot reach the relay at {relay_url}"), "herald whoami", "running"],
+        &[
+            &format!("cannot reach the relay at {relay_url}"),
+            "herald whoami",
+            "running",
+        ],
         "device command",
     );
     let out = run(herald(home.path()).args(["whoami"]));
@@ -90,10 +118,17 @@ fn data_dir_errors_name_the_path() {
     let file = home.path().join("a-file");
     std::fs::write(&file, "not a dir").unwrap();
     let dir = file.join("herald");
-    let out = run(herald(home.path())
-        .env("HERALD_HOME", &dir)
-        .args(["device", "init", "--relay", &closed_url()]));
-    fails_with(&out, &[dir.to_str().unwrap()], "a data dir that cannot be created");
+    let out = run(herald(home.path()).env("HERALD_HOME", &dir).args([
+        "device",
+        "init",
+        "--relay",
+        &closed_url(),
+    ]));
+    fails_with(
+        &out,
+        &[dir.to_str().unwrap()],
+        "a data dir that cannot be created",
+    );
 }
 
 /// Every entry under `dir`, recursively.
@@ -130,11 +165,18 @@ fn read_only_commands_leave_an_empty_data_dir_as_it_was() {
             let out = run(herald(home.path()).env("HERALD_HOME", dir).args(args));
             fails_with(
                 &out,
-                &["not a device of any account", dir.to_str().unwrap(), "herald device init"],
+                &[
+                    "not a device of any account",
+                    dir.to_str().unwrap(),
+                    "herald device init",
+                ],
                 &args.join(" "),
             );
         }
-        assert!(tree(&empty).is_empty(), "{args:?} created nothing in an empty dir");
+        assert!(
+            tree(&empty).is_empty(),
+            "{args:?} created nothing in an empty dir"
+        );
         assert!(!missing.exists(), "{args:?} did not create a missing dir");
     }
 }
@@ -148,17 +190,29 @@ fn device_files_and_dirs_are_owner_only() {
     let file = s.home.path().join("password");
     std::fs::write(&file, "hunter2").unwrap();
     let child = agent(&s)
-        .args(["send", "--title", "Offer", "--timeout", "60s", "--secret-file"])
+        .args([
+            "send",
+            "--title",
+            "Offer",
+            "--timeout",
+            "60s",
+            "--secret-file",
+        ])
         .arg(&file)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let id = wait_for_title(&s, "Offer")["id"].as_str().unwrap().to_owned();
+    let id = wait_for_title(&s, "Offer")["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let out_path = s.home.path().join("revealed");
-    ok_stdout(herald(s.home.path())
-        .args(["inbox", "reveal", &id, "--timeout", "60s", "--out"])
-        .arg(&out_path));
+    ok_stdout(
+        herald(s.home.path())
+            .args(["inbox", "reveal", &id, "--timeout", "60s", "--out"])
+            .arg(&out_path),
+    );
     assert!(finish(child).status.success(), "delivered");
     let offer_keys = s.home.path().join("offer-keys");
     assert!(offer_keys.is_dir(), "the offer key dir exists");
@@ -180,15 +234,28 @@ fn device_files_and_dirs_are_owner_only() {
 fn quiet_hours_times_change_while_they_are_off() {
     let s = setup();
     let show = |args: &[&str]| {
-        ok_stdout(herald(s.home.path()).args(["notifications", "quiet-hours"]).args(args))
+        ok_stdout(
+            herald(s.home.path())
+                .args(["notifications", "quiet-hours"])
+                .args(args),
+        )
     };
     show(&["--disable"]);
     let changed = show(&["--start", "21:30", "--end", "06:15"]);
-    assert!(changed.starts_with("Quiet hours off: 21:30–06:15"), "{changed}");
+    assert!(
+        changed.starts_with("Quiet hours off: 21:30–06:15"),
+        "{changed}"
+    );
     let enabled = show(&["--enable"]);
-    assert!(enabled.starts_with("Quiet hours on: 21:30–06:15"), "the times were kept: {enabled}");
+    assert!(
+        enabled.starts_with("Quiet hours on: 21:30–06:15"),
+        "the times were kept: {enabled}"
+    );
     let both = show(&["--disable", "--timezone", "Europe/Paris"]);
-    assert!(both.starts_with("Quiet hours off: 21:30–06:15 Europe/Paris"), "{both}");
+    assert!(
+        both.starts_with("Quiet hours off: 21:30–06:15 Europe/Paris"),
+        "{both}"
+    );
 }
 
 #[test]
@@ -223,17 +290,35 @@ fn help_names_each_env_variable_once_and_every_field_type() {
         (&["inbox", "list"], "HERALD_HOME"),
     ] {
         let text = help(args);
-        assert_eq!(text.matches(var).count(), 1, "{args:?} names {var} once:\n{text}");
+        assert_eq!(
+            text.matches(var).count(),
+            1,
+            "{args:?} names {var} once:\n{text}"
+        );
     }
     let ask = help(&["ask"]);
-    assert!(ask.contains("secret-file"), "ask --help lists secret-file:\n{ask}");
-    for args in [&["ask"][..], &["send"], &["wait"]] {
+    assert!(
+        ask.contains("secret-file"),
+        "ask --help lists secret-file:\n{ask}"
+    );
+    for args in [
+        &["ask"][..],
+        &["send"],
+        &["wait"],
+        &["device", "init"],
+        &["device", "unlock"],
+        &["device", "pair"],
+    ] {
         let text = help(args);
         let usage = text
             .lines()
             .find(|l| l.starts_with("Usage:"))
             .unwrap_or_else(|| panic!("a usage line:\n{text}"));
-        // Only what the command needs stands bare; every flag is optional.
-        assert!(!usage.contains(" --"), "{args:?}: no flag looks required: {usage}");
+        // Only what the command needs stands bare; every flag is optional (the relay of
+        // `device init|unlock|pair` may come from HERALD_URL instead).
+        assert!(
+            !usage.contains(" --"),
+            "{args:?}: no flag looks required: {usage}"
+        );
     }
 }

@@ -102,7 +102,9 @@ pub struct AgentClient {
 /// uploaded or sent.
 pub(crate) fn check_idempotency_key(key: &str) -> Result<()> {
     herald_protocol::wire::check_idempotency_key(key).map_err(|rule| {
-        Error::InvalidInput(format!("the idempotency key {key:?} is not valid: it must be {rule}"))
+        Error::InvalidInput(format!(
+            "the idempotency key {key:?} is not valid: it must be {rule}"
+        ))
     })
 }
 

@@ -307,10 +307,9 @@ impl Core {
         match tokio::time::timeout(reach, session.http.health()).await {
             Ok(answered) => answered?,
             Err(_) => {
-                return Err(session.http.unreachable(format!(
-                    "no answer within {} s",
-                    reach.as_secs()
-                )))
+                return Err(session
+                    .http
+                    .unreachable(format!("no answer within {} s", reach.as_secs())))
             }
         }
         sync::catch_up(&self.inner, &session).await

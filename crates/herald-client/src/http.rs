@@ -87,10 +87,12 @@ impl RelayHttp {
             .timeout(REQUEST_TIMEOUT)
             .read_timeout(READ_TIMEOUT)
             .build()
-            .map_err(|e| Error::Network(format!("{}: cannot set up HTTP: {e}", shown_url(base_url))))?;
-        let transfer = builder()
-            .build()
-            .map_err(|e| Error::Network(format!("{}: cannot set up HTTP: {e}", shown_url(base_url))))?;
+            .map_err(|e| {
+                Error::Network(format!("{}: cannot set up HTTP: {e}", shown_url(base_url)))
+            })?;
+        let transfer = builder().build().map_err(|e| {
+            Error::Network(format!("{}: cannot set up HTTP: {e}", shown_url(base_url)))
+        })?;
         Ok(RelayHttp {
             base: base_url.trim_end_matches('/').to_owned(),
             bearer: None,
@@ -187,10 +189,7 @@ impl RelayHttp {
     pub(crate) async fn send<T: DeserializeOwned>(&self, req: RequestBuilder) -> Result<T> {
         let resp = self.execute(req).await?;
         let status = resp.status();
-        let bytes = resp
-            .bytes()
-            .await
-            .map_err(|e| self.network(e))?;
+        let bytes = resp.bytes().await.map_err(|e| self.network(e))?;
         if status.is_success() {
             return serde_json::from_slice(&bytes)
                 .map_err(|e| Error::Protocol(format!("unexpected relay response: {e}")));

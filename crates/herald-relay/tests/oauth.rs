@@ -275,7 +275,12 @@ async fn device_flow_end_to_end() {
         None,
     )
     .await;
-    expect_error(again, ErrorCode::AlreadyRevoked, "a connector revoked twice").await;
+    expect_error(
+        again,
+        ErrorCode::AlreadyRevoked,
+        "a connector revoked twice",
+    )
+    .await;
     relay.shutdown().await;
 }
 

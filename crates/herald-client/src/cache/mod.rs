@@ -94,9 +94,11 @@ impl Cache {
     /// `None` before the first.
     pub fn synced_at(&self) -> Result<Option<String>> {
         let c = lock(&self.reader);
-        Ok(c.query_row("SELECT synced_at FROM sync_state WHERE id = 1", [], |r| {
-            r.get(0)
-        })?)
+        Ok(
+            c.query_row("SELECT synced_at FROM sync_state WHERE id = 1", [], |r| {
+                r.get(0)
+            })?,
+        )
     }
 
     /// Records that a catch-up finished at `at` (RFC 3339).
