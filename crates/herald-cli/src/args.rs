@@ -205,7 +205,7 @@ pub enum DeviceCommand {
     Init {
         #[command(flatten)]
         dir: DataDirArgs,
-        /// Relay base URL (required: here or in HERALD_URL).
+        /// Relay base URL (required, here or in the variable below).
         #[arg(long, env = "HERALD_URL")]
         relay: Option<String>,
         /// Device name (default: this machine's host name; `headless` when it has none).
@@ -217,7 +217,7 @@ pub enum DeviceCommand {
     Unlock {
         #[command(flatten)]
         dir: DataDirArgs,
-        /// Relay base URL (required: here or in HERALD_URL).
+        /// Relay base URL (required, here or in the variable below).
         #[arg(long, env = "HERALD_URL")]
         relay: Option<String>,
         /// Device name (default: this machine's host name; `headless` when it has none).
@@ -229,7 +229,7 @@ pub enum DeviceCommand {
     Pair {
         #[command(flatten)]
         dir: DataDirArgs,
-        /// Relay base URL (required: here or in HERALD_URL).
+        /// Relay base URL (required, here or in the variable below).
         #[arg(long, env = "HERALD_URL")]
         relay: Option<String>,
         /// Device name (default: this machine's host name; `headless` when it has none).
