@@ -374,4 +374,29 @@ mod tests {
             assert_eq!(MessageStatus::parse(s).unwrap().as_str(), s, "status {s}");
         }
     }
+
+    #[test]
+    fn idempotency_keys_are_visible_ascii_up_to_255() {
+        for good in [
+            "k",
+            "idk_abc-DEF.1:2/3",
+            &"k".repeat(MAX_IDEMPOTENCY_KEY_LEN),
+        ] {
+            assert!(check_idempotency_key(good).is_ok(), "{good:?}");
+        }
+        for bad in [
+            "",
+            "bad key",
+            "tab\tkey",
+            "new\nline",
+            "clé",
+            &"k".repeat(256),
+        ] {
+            assert_eq!(
+                check_idempotency_key(bad),
+                Err(IDEMPOTENCY_KEY_RULE),
+                "{bad:?}"
+            );
+        }
+    }
 }
