@@ -60,7 +60,7 @@ pub(crate) fn ready(dir: &DataDirArgs) -> Result<Core> {
     Ok(core)
 }
 
-/// How long `herald inbox list|show|answer` and `herald notifications list` wait for the
+/// How long `herald inbox list|show` and `herald notifications list` wait for the
 /// relay to answer (connect included) before showing what the cache holds.
 pub(crate) const REACH: std::time::Duration = std::time::Duration::from_secs(3);
 
