@@ -112,12 +112,15 @@ pub enum NotificationsCommand {
         #[arg(long)]
         text_file: Option<std::path::PathBuf>,
     },
-    /// Show the account's quiet hours, or change them with --enable or --disable.
+    /// Show the account's quiet hours, or change them: --enable, --disable, and the times
+    /// (--start, --end, --timezone) whether they are on or off.
     QuietHours(QuietHoursArgs),
 }
 
-/// `herald notifications quiet-hours`: no flag shows them; `--enable` (with any of `--start`,
-/// `--end`, `--timezone`; the rest keep their values) or `--disable` changes them.
+/// `herald notifications quiet-hours`: no flag shows them; `--enable` or `--disable` turns them
+/// on or off, and any of `--start`, `--end`, `--timezone` change the times (with or without
+/// `--enable`/`--disable`; while they are off, they stay off). What is not given keeps its
+/// value.
 #[derive(Args)]
 pub struct QuietHoursArgs {
     #[command(flatten)]
@@ -129,13 +132,13 @@ pub struct QuietHoursArgs {
     #[arg(long)]
     pub disable: bool,
     /// Start, `HH:MM` (24-hour, local time of the time zone).
-    #[arg(long, requires = "enable")]
+    #[arg(long)]
     pub start: Option<String>,
     /// End, `HH:MM`; before the start means over midnight.
-    #[arg(long, requires = "enable")]
+    #[arg(long)]
     pub end: Option<String>,
     /// IANA time zone, e.g. `Europe/Paris`.
-    #[arg(long, requires = "enable")]
+    #[arg(long)]
     pub timezone: Option<String>,
 }
 
@@ -144,7 +147,7 @@ pub async fn agent_key(args: AgentKeyArgs) -> Result<ExitCode> {
     match args.command {
         AgentKeyCommand::Create { dir, name } => {
             let created = ready(&dir)?.create_agent_key(&name).await?;
-            crate::out!("{}", created.key);
+            crate::out!("{}", created.key)?;
             eprintln!(
                 "Agent key {:?} created ({}). The key above is shown once.",
                 created.name, created.id
@@ -156,11 +159,14 @@ pub async fn agent_key(args: AgentKeyArgs) -> Result<ExitCode> {
         }
         AgentKeyCommand::List { dir } => {
             for k in ready(&dir)?.agent_keys().await? {
-                crate::out!("{}  {}  {}", k.id, k.created_at, line(&k.name));
+                crate::out!("{}  {}  {}", k.id, k.created_at, line(&k.name))?;
             }
         }
         AgentKeyCommand::Revoke { dir, id } => {
-            ready(&dir)?.revoke_agent_key(&id).await?;
+            crate::hints::revoked(
+                ready(&dir)?.revoke_agent_key(&id).await,
+                &format!("agent key {id}"),
+            )?;
             eprintln!("Agent key {id} revoked: it no longer works.");
         }
     }
@@ -198,11 +204,14 @@ pub async fn connector(args: ConnectorArgs) -> Result<ExitCode> {
                     state,
                     line(&c.name),
                     line(&c.client_id)
-                );
+                )?;
             }
         }
         ConnectorCommand::Revoke { dir, id } => {
-            ready(&dir)?.revoke_connector(&id).await?;
+            crate::hints::revoked(
+                ready(&dir)?.revoke_connector(&id).await,
+                &format!("connector {id}"),
+            )?;
             eprintln!("Connector {id} revoked: its token no longer works.");
         }
     }
@@ -214,10 +223,10 @@ pub async fn notifications(args: NotificationsArgs) -> Result<ExitCode> {
     match args.command {
         NotificationsCommand::List { dir, json } => {
             let core = ready(&dir)?;
-            core.sync_once().await?;
+            crate::device::sync_or_cached(&core).await?;
             let list = core.notifications().await?;
             if json {
-                crate::out!("{}", serde_json::to_string_pretty(&list)?);
+                crate::out!("{}", serde_json::to_string_pretty(&list)?)?;
                 return Ok(exit::OK.into());
             }
             eprintln!("Notifications are not end-to-end encrypted: the relay saw them in transit.");
@@ -245,7 +254,7 @@ pub async fn notifications(args: NotificationsArgs) -> Result<ExitCode> {
                     } else {
                         format!("  [{}]", flags.join(", "))
                     }
-                );
+                )?;
             }
             if !any {
                 eprintln!("No notifications.");
@@ -299,8 +308,11 @@ fn reply_text(text: Option<String>, file: Option<std::path::PathBuf>) -> Result<
 async fn quiet_hours(args: QuietHoursArgs) -> Result<()> {
     let core = ready(&args.dir)?;
     let mut settings = core.quiet_hours().await?;
-    if args.enable || args.disable {
-        settings.enabled = args.enable;
+    let times = args.start.is_some() || args.end.is_some() || args.timezone.is_some();
+    if args.enable || args.disable || times {
+        if args.enable || args.disable {
+            settings.enabled = args.enable;
+        }
         if let Some(start) = args.start {
             settings.start = start;
         }
@@ -319,6 +331,6 @@ async fn quiet_hours(args: QuietHoursArgs) -> Result<()> {
         settings.end,
         line(&settings.timezone),
         if settings.active { " (active now)" } else { "" }
-    );
+    )?;
     Ok(())
 }

@@ -48,7 +48,7 @@ pub enum Command {
 /// Where the agent's credential and relay come from.
 #[derive(Args, Clone)]
 pub struct AgentArgs {
-    /// Relay base URL [env: HERALD_URL; default: the desktop app's embedded relay].
+    /// Relay base URL (default: the desktop app's embedded relay).
     #[arg(long, env = "HERALD_URL")]
     pub relay: Option<String>,
     /// File holding the connection token (mode 0600). Default: HERALD_TOKEN, then
@@ -121,9 +121,10 @@ pub struct AskArgs {
     pub actions: Vec<String>,
     /// A form field: `ID:TYPE[:LABEL[:OPTIONS]]`, TYPE one of text, textarea, number,
     /// integer, boolean, date, date-time, choice, multiselect, secret (needs --out), file
-    /// (needs --out-dir) (append `+other` to a choice
-    /// type to allow a free-text Other); OPTIONS comma-separated for choices. Append `!` to
-    /// ID for required (e.g. `env!:choice:Environment:prod,staging`). Repeatable (≤ 30).
+    /// (needs --out-dir), secret-file (a file only this connection can read; needs --out and
+    /// must be the only secret field) (append `+other` to a choice type to allow a free-text
+    /// Other); OPTIONS comma-separated for choices. Append `!` to ID for required (e.g.
+    /// `env!:choice:Environment:prod,staging`). Repeatable (≤ 30).
     #[arg(long = "field", value_name = "SPEC")]
     pub fields: Vec<String>,
     /// A multiple-choice question: `HEADER|QUESTION|OPTION,OPTION[|multi]`. Each becomes a
@@ -186,7 +187,7 @@ pub struct CancelArgs {
 
 #[derive(Args, Clone)]
 pub struct DataDirArgs {
-    /// The headless device's data dir [env: HERALD_HOME; default: ~/.local/share/herald-cli].
+    /// The headless device's data dir (default: ~/.local/share/herald-cli).
     #[arg(long, env = "HERALD_HOME")]
     pub data_dir: Option<PathBuf>,
 }
@@ -204,9 +205,9 @@ pub enum DeviceCommand {
     Init {
         #[command(flatten)]
         dir: DataDirArgs,
-        /// Relay base URL [env: HERALD_URL].
+        /// Relay base URL (required, here or in the variable below).
         #[arg(long, env = "HERALD_URL")]
-        relay: String,
+        relay: Option<String>,
         /// Device name (default: this machine's host name; `headless` when it has none).
         #[arg(long)]
         name: Option<String>,
@@ -216,9 +217,9 @@ pub enum DeviceCommand {
     Unlock {
         #[command(flatten)]
         dir: DataDirArgs,
-        /// Relay base URL [env: HERALD_URL].
+        /// Relay base URL (required, here or in the variable below).
         #[arg(long, env = "HERALD_URL")]
-        relay: String,
+        relay: Option<String>,
         /// Device name (default: this machine's host name; `headless` when it has none).
         #[arg(long)]
         name: Option<String>,
@@ -228,9 +229,9 @@ pub enum DeviceCommand {
     Pair {
         #[command(flatten)]
         dir: DataDirArgs,
-        /// Relay base URL [env: HERALD_URL].
+        /// Relay base URL (required, here or in the variable below).
         #[arg(long, env = "HERALD_URL")]
-        relay: String,
+        relay: Option<String>,
         /// Device name (default: this machine's host name; `headless` when it has none).
         #[arg(long)]
         name: Option<String>,

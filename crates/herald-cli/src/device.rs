@@ -40,29 +40,69 @@ pub(crate) fn open(dir: &DataDirArgs, name: Option<String>) -> Result<Core> {
     })?)
 }
 
+/// The device core of a machine that is a device already. Creates nothing in the data dir
+/// when it is not (a read-only command on an empty or missing dir leaves it as it was).
 pub(crate) fn ready(dir: &DataDirArgs) -> Result<Core> {
+    let path = config::data_dir(dir)?;
+    let not_a_device = || {
+        anyhow::anyhow!(
+            "this machine is not a device of any account yet (no device state in {}): run `herald device init --relay URL`, `herald device unlock --relay URL` or `herald device pair --relay URL`, or pass the right --data-dir (HERALD_HOME)",
+            path.display()
+        )
+    };
+    if !Core::has_device_state(&path) {
+        return Err(not_a_device());
+    }
     let core = open(dir, None)?;
     if core.setup_state().status != SetupStatus::Ready {
-        bail!(
-            "this machine is not a device of any account yet: run `herald device init --relay URL`"
-        );
+        return Err(not_a_device());
     }
     Ok(core)
+}
+
+/// How long `herald inbox list|show` and `herald notifications list` wait for the
+/// relay to answer (connect included) before showing what the cache holds.
+pub(crate) const REACH: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Syncs with the relay when it answers within [`REACH`]; when it does not (down, hung, a
+/// 5xx), says so on stderr with when this device last synced, and goes on with the cache.
+/// Other errors (a signed-out device) are returned.
+pub(crate) async fn sync_or_cached(core: &Core) -> Result<()> {
+    let e = match core.sync_within(REACH).await {
+        Ok(_) => return Ok(()),
+        Err(e) => e,
+    };
+    let unreachable = match &e {
+        herald_client::Error::Network(_) => true,
+        herald_client::Error::Relay { status, .. } => *status >= 500,
+        _ => false,
+    };
+    if !unreachable {
+        return Err(e.into());
+    }
+    let last = match core.last_synced_at().await? {
+        Some(at) => format!("last synced {at}"),
+        None => "never synced yet".to_owned(),
+    };
+    eprintln!("herald: {e}");
+    eprintln!("herald: the relay is unreachable: showing what this device has cached ({last}); check that the relay is running (`herald whoami` shows its URL)");
+    Ok(())
 }
 
 /// `herald device …`.
 pub async fn device(args: DeviceArgs) -> Result<ExitCode> {
     match args.command {
         DeviceCommand::Init { dir, relay, name } => {
+            let relay = config::device_relay(relay, "init")?;
             let core = open(&dir, name)?;
             let result = core.create_account(&relay).await?;
-            crate::out!("Account:      {}", result.account_id);
-            crate::out!("Safety code:  {}", result.safety_code);
-            crate::out!("");
-            crate::out!("Recovery key: {}", result.recovery_key);
+            crate::out!("Account:      {}", result.account_id)?;
+            crate::out!("Safety code:  {}", result.safety_code)?;
+            crate::out!("")?;
+            crate::out!("Recovery key: {}", result.recovery_key)?;
             crate::out!(
                 "Write the recovery key down and keep it safe: it is shown only this once."
-            );
+            )?;
             Ok(exit::OK.into())
         }
         other => crate::devices::run(other).await,
@@ -75,21 +115,21 @@ pub async fn device(args: DeviceArgs) -> Result<ExitCode> {
 pub async fn whoami(dir: DataDirArgs) -> Result<ExitCode> {
     let core = ready(&dir)?;
     let s = core.setup_state();
-    crate::out!("Account:      {}", s.account_id.unwrap_or_default());
+    crate::out!("Account:      {}", s.account_id.unwrap_or_default())?;
     crate::out!(
         "Device:       {} ({})",
         line(&s.device_name.unwrap_or_default()),
         s.device_id.unwrap_or_default()
-    );
-    crate::out!("Relay:        {}", s.relay_url.unwrap_or_default());
-    crate::out!("Safety code:  {}", s.safety_code.unwrap_or_default());
+    )?;
+    crate::out!("Relay:        {}", s.relay_url.unwrap_or_default())?;
+    crate::out!("Safety code:  {}", s.safety_code.unwrap_or_default())?;
     match core.devices().await {
         Ok(_) => {
-            crate::out!("Status:       signed in");
+            crate::out!("Status:       signed in")?;
             Ok(exit::OK.into())
         }
         Err(e) if e.code() == ErrorCode::Unauthorized.as_str() => {
-            crate::out!("Status:       signed out");
+            crate::out!("Status:       signed out")?;
             bail!(crate::hints::SIGNED_OUT)
         }
         Err(e) => Err(e).context("cannot check this device with the relay"),
@@ -101,7 +141,7 @@ pub async fn connection(args: ConnectionArgs) -> Result<ExitCode> {
     match args.command {
         ConnectionCommand::Create { dir, name } => {
             let created = ready(&dir)?.create_connection(&name).await?;
-            crate::out!("{}", created.token);
+            crate::out!("{}", created.token)?;
             eprintln!(
                 "Connection {:?} created ({}). The token above is shown once.",
                 created.name, created.id
@@ -112,12 +152,15 @@ pub async fn connection(args: ConnectionArgs) -> Result<ExitCode> {
             );
         }
         ConnectionCommand::Revoke { dir, id } => {
-            ready(&dir)?.revoke_connection(&id).await?;
+            crate::hints::revoked(
+                ready(&dir)?.revoke_connection(&id).await,
+                &format!("connection {id}"),
+            )?;
             eprintln!("Connection {id} revoked: its token no longer works.");
         }
         ConnectionCommand::List { dir } => {
             for c in ready(&dir)?.list_connections().await? {
-                crate::out!("{}  {}  {}", c.id, c.created_at, line(&c.name));
+                crate::out!("{}  {}  {}", c.id, c.created_at, line(&c.name))?;
             }
         }
     }
@@ -156,12 +199,12 @@ pub async fn inbox(args: InboxArgs) -> Result<ExitCode> {
     match args.command {
         InboxCommand::List { dir, json } => {
             let core = ready(&dir)?;
-            core.sync_once().await?;
+            crate::device::sync_or_cached(&core).await?;
             let list = core.inbox().await?;
             if json {
-                crate::out!("{}", serde_json::to_string_pretty(&list)?);
+                crate::out!("{}", serde_json::to_string_pretty(&list)?)?;
             } else if list.is_empty() {
-                crate::out!("The inbox is empty.");
+                crate::out!("The inbox is empty.")?;
             } else {
                 let mut offers = false;
                 for m in list {
@@ -179,7 +222,7 @@ pub async fn inbox(args: InboxArgs) -> Result<ExitCode> {
                         m.created_at,
                         line(&m.sender_name),
                         line(&m.title)
-                    );
+                    )?;
                 }
                 if offers {
                     eprintln!("Secret offers are revealed once, into a new file: herald inbox reveal MSG --out PATH");
@@ -188,13 +231,13 @@ pub async fn inbox(args: InboxArgs) -> Result<ExitCode> {
         }
         InboxCommand::Show { dir, id, json } => {
             let core = ready(&dir)?;
-            core.sync_once().await?;
+            crate::device::sync_or_cached(&core).await?;
             let view = core.message(&id).await?;
             core.mark_read(&id).await?;
             if json {
-                crate::out!("{}", serde_json::to_string_pretty(&view)?);
+                crate::out!("{}", serde_json::to_string_pretty(&view)?)?;
             } else {
-                crate::show::print_message(&view);
+                crate::show::print_message(&view)?;
             }
         }
         InboxCommand::SaveAttachment {
@@ -282,7 +325,7 @@ pub async fn inbox(args: InboxArgs) -> Result<ExitCode> {
                     },
                 )
                 .await?;
-            crate::out!("Answered: {}", line(&view.summary.title));
+            crate::out!("Answered: {}", line(&view.summary.title))?;
         }
     }
     Ok(exit::OK.into())

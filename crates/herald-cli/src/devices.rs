@@ -46,32 +46,34 @@ pub async fn run(command: DeviceCommand) -> Result<ExitCode> {
     match command {
         DeviceCommand::Init { .. } => bail!("`herald device init` is handled by device::device"),
         DeviceCommand::Unlock { dir, relay, name } => {
+            let relay = crate::config::device_relay(relay, "unlock")?;
             let name = device_name(name);
             let core = open(&dir, Some(name.clone()))?;
             let key = read_secret("Recovery key: ")?;
             let unlocked = core.unlock_with_recovery_key(&relay, &key, &name).await?;
             drop(key);
             let synced = core.sync_once().await?;
-            crate::out!("Account:      {}", unlocked.account_id);
-            crate::out!("Safety code:  {}", unlocked.safety_code);
+            crate::out!("Account:      {}", unlocked.account_id)?;
+            crate::out!("Safety code:  {}", unlocked.safety_code)?;
             eprintln!(
                 "Unlocked: this machine is a device of the account ({synced} messages synced)."
             );
             eprintln!("Check that the safety code matches the one on your other devices.");
         }
         DeviceCommand::Pair { dir, relay, name } => {
+            let relay = crate::config::device_relay(relay, "pair")?;
             let name = device_name(name);
             let core = open(&dir, Some(name.clone()))?;
             let started = core.start_pairing(&relay, &name).await?;
-            crate::out!("Pairing code: {}", started.code);
+            crate::out!("Pairing code: {}", started.code)?;
             eprintln!(
                 "On an unlocked device, choose \"Approve a new device\" (or run `herald device approve`) and type this code. Waiting until {}…",
                 started.expires_at
             );
             let unlocked = core.wait_pairing(&started.pairing_id).await?;
             let synced = core.sync_once().await?;
-            crate::out!("Account:      {}", unlocked.account_id);
-            crate::out!("Safety code:  {}", unlocked.safety_code);
+            crate::out!("Account:      {}", unlocked.account_id)?;
+            crate::out!("Safety code:  {}", unlocked.safety_code)?;
             eprintln!(
                 "Approved: this machine is a device of the account ({synced} messages synced)."
             );
@@ -82,12 +84,17 @@ pub async fn run(command: DeviceCommand) -> Result<ExitCode> {
             json,
             confirm_timeout,
         } => {
-            let confirm_timeout =
-                crate::config::parse_duration(&confirm_timeout).context("--confirm-timeout")?;
+            let confirm_timeout = crate::config::parse_duration(
+                "--confirm-timeout",
+                &confirm_timeout,
+                std::time::Duration::from_secs(1),
+                // A pairing request lives 10 minutes in all.
+                std::time::Duration::from_secs(herald_protocol::devices::PAIRING_TTL_SECS as u64),
+            )?;
             let core = ready(&dir)?;
             let requests = core.pairing_requests().await?;
             if json {
-                crate::out!("{}", serde_json::to_string_pretty(&requests)?);
+                crate::out!("{}", serde_json::to_string_pretty(&requests)?)?;
                 return Ok(exit::OK.into());
             }
             let request = match pairing_id {
@@ -135,12 +142,12 @@ pub async fn run(command: DeviceCommand) -> Result<ExitCode> {
                     );
                 }
             };
-            crate::out!("Approved: {} ({})", line(&device.name), device.id);
+            crate::out!("Approved: {} ({})", line(&device.name), device.id)?;
         }
         DeviceCommand::List { dir, json } => {
             let devices = ready(&dir)?.devices().await?;
             if json {
-                crate::out!("{}", serde_json::to_string_pretty(&devices)?);
+                crate::out!("{}", serde_json::to_string_pretty(&devices)?)?;
             } else {
                 for d in devices {
                     let state = match (&d.revoked_at, d.current) {
@@ -157,7 +164,7 @@ pub async fn run(command: DeviceCommand) -> Result<ExitCode> {
                         d.created_at,
                         state,
                         line(&d.name)
-                    );
+                    )?;
                 }
             }
         }
@@ -189,11 +196,11 @@ pub async fn run(command: DeviceCommand) -> Result<ExitCode> {
                 bail!("reset deletes every message, file and connection and signs every other device out; run again with --yes to confirm");
             }
             let result = ready(&dir)?.reset_account().await?;
-            crate::out!("Account:      {}", result.account_id);
-            crate::out!("Safety code:  {}", result.safety_code);
-            crate::out!("");
-            crate::out!("Recovery key: {}", result.recovery_key);
-            crate::out!("Write the new recovery key down: it is shown only this once. Other devices must unlock again.");
+            crate::out!("Account:      {}", result.account_id)?;
+            crate::out!("Safety code:  {}", result.safety_code)?;
+            crate::out!("")?;
+            crate::out!("Recovery key: {}", result.recovery_key)?;
+            crate::out!("Write the new recovery key down: it is shown only this once. Other devices must unlock again.")?;
         }
     }
     Ok(exit::OK.into())

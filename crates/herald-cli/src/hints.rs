@@ -24,6 +24,33 @@ pub const SIGNED_OUT: &str = "this device is signed out (401 unauthorized): it w
 /// The hint for an account that holds the most devices it may (`device_limit_reached`).
 pub const DEVICE_LIMIT: &str = "this account already has 100 devices, the most it may hold (409 device_limit_reached). Revoke one you no longer use first: on an unlocked device run `herald device list`, then `herald device revoke ID` (or use Settings → Devices in the desktop app), then try again";
 
+/// A revocation's result: `already_revoked` from the relay says so plainly, naming `what`
+/// (`connection con_…`).
+pub fn revoked<T>(result: herald_client::Result<T>, what: &str) -> anyhow::Result<T> {
+    result.map_err(|e| {
+        if e.code() == ErrorCode::AlreadyRevoked.as_str() {
+            anyhow::anyhow!("{what} was already revoked (409 already_revoked): it no longer works; nothing changed")
+        } else {
+            e.into()
+        }
+    })
+}
+
+/// What to check when an agent command cannot reach its relay.
+pub const AGENT_UNREACHABLE: &str = "check that the relay is running at that URL (the Herald desktop app runs its relay while it is open) and that HERALD_URL (or --relay) names it";
+
+/// What to check when a device command cannot reach the device's relay.
+pub const DEVICE_UNREACHABLE: &str = "check that the relay is running at that URL (the Herald desktop app runs its relay while it is open); `herald device init|unlock|pair` take it from --relay or HERALD_URL, every other command uses the relay this device was set up with (`herald whoami` shows it)";
+
+/// `e` with what to check added when it is a `network` error (the relay's URL is in it).
+fn unreachable(e: anyhow::Error, what_to_check: &str) -> anyhow::Error {
+    if self::code(&e).as_deref() == Some("network") {
+        anyhow::anyhow!("{e:#}. What to do: {what_to_check}")
+    } else {
+        e
+    }
+}
+
 /// For device commands (`device`, `whoami`, `connection`, `inbox`, `agent-key`,
 /// `connector`, `notifications`): a 401 from the relay says the device is signed out and how
 /// to sign in again; a full account (`unlock`, `pair`, `approve`) says to revoke a device.
@@ -36,7 +63,7 @@ pub fn device(
         } else if is(&e, ErrorCode::DeviceLimitReached) {
             anyhow::anyhow!(DEVICE_LIMIT)
         } else {
-            e
+            unreachable(e, DEVICE_UNREACHABLE)
         }
     })
 }
@@ -56,7 +83,7 @@ pub fn agent(e: anyhow::Error, id: Option<&str>) -> anyhow::Error {
         _ if is(&e, ErrorCode::SecretCollected) => e.context(
             "the secret values of this answer were collected already (by an earlier `herald ask` or `herald wait`): they are handed over once",
         ),
-        _ => e,
+        _ => unreachable(e, AGENT_UNREACHABLE),
     }
 }
 

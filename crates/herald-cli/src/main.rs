@@ -29,11 +29,15 @@ fn main() -> std::process::ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() {
-                exit::ERROR.into()
-            } else {
-                exit::OK.into()
+            let printed = e.print();
+            return match printed {
+                _ if e.use_stderr() => exit::ERROR.into(),
+                // `--help` or `--version` into a full disk or a closed pipe.
+                Err(io) => {
+                    eprintln!("herald: {}", terminal::StdoutError(io));
+                    exit::ERROR.into()
+                }
+                Ok(()) => exit::OK.into(),
             };
         }
     };

@@ -33,7 +33,7 @@ pub async fn reveal(
     timeout: Option<&str>,
 ) -> Result<ExitCode> {
     let timeout = match timeout {
-        Some(t) => config::parse_duration(t)?,
+        Some(t) => config::parse_timeout("--timeout", t)?,
         None => Duration::from_secs(SECRET_TTL_SECS as u64),
     };
     let core = crate::device::ready(dir)?;
@@ -57,13 +57,13 @@ pub async fn reveal(
     let revealed = match waited {
         Ok(Ok(revealed)) => revealed,
         Ok(Err(e)) if is_code(&e, ErrorCode::SecretExpired) => {
-            print_json(&json!({"id": id, "status": "expired"}));
+            print_json(&json!({"id": id, "status": "expired"}))?;
             eprintln!("herald: the offer expired before the secret arrived");
             return Ok(exit::CLOSED.into());
         }
         Ok(Err(e)) => return Err(e),
         Err(_) => {
-            print_json(&json!({"id": id, "status": "waiting", "timedOut": true}));
+            print_json(&json!({"id": id, "status": "waiting", "timedOut": true}))?;
             eprintln!(
                 "herald: stopped waiting; the offer stays open on this device. Resume with: {resume}"
             );
@@ -74,16 +74,16 @@ pub async fn reveal(
     file.finish(revealed.text.as_bytes())?;
     drop(revealed);
     eprintln!("herald: wrote the secret of {id} to {path} (mode 0600)");
-    print_json(&json!({"id": id, "status": "revealed"}));
+    print_json(&json!({"id": id, "status": "revealed"}))?;
     Ok(exit::OK.into())
 }
 
 /// Pretty-printed, like every other JSON `herald` prints.
-fn print_json(value: &serde_json::Value) {
+fn print_json(value: &serde_json::Value) -> anyhow::Result<()> {
     crate::out!(
         "{}",
         serde_json::to_string_pretty(value).unwrap_or_default()
-    );
+    )
 }
 
 fn is_code(e: &anyhow::Error, code: ErrorCode) -> bool {

@@ -267,6 +267,7 @@ pub async fn send(args: SendArgs, path: &Path) -> Result<ExitCode> {
     if !args.content.blocks.is_empty() {
         bail!("a secret offer has a title and a body only: --block cannot be combined with --secret-file");
     }
+    let given_key = config::idempotency_key(args.content.idempotency_key.as_deref())?;
     let mut stdin = content::content_stdin(&args.content);
     stdin.push(("--secret-file -".to_owned(), content::is_stdin(path)));
     content::one_stdin(&stdin)?;
@@ -291,7 +292,7 @@ pub async fn send(args: SendArgs, path: &Path) -> Result<ExitCode> {
     let timeout = args
         .timeout
         .as_deref()
-        .map(config::parse_duration)
+        .map(|t| config::parse_timeout("--timeout", t))
         .transpose()?;
     let client = AgentClient::new(
         &config::relay_url(&args.agent)?,
@@ -299,11 +300,7 @@ pub async fn send(args: SendArgs, path: &Path) -> Result<ExitCode> {
     )?;
     // Known here so a timed-out offer can be resumed: the same command with the same key
     // gets the same offer back and keeps delivering it.
-    let key = args
-        .content
-        .idempotency_key
-        .clone()
-        .unwrap_or_else(|| herald_crypto::new_bearer("idk_"));
+    let key = given_key.unwrap_or_else(|| herald_crypto::new_bearer("idk_"));
     let options = SendOptions {
         idempotency_key: Some(key.clone()),
         reply_to,
@@ -349,6 +346,6 @@ pub async fn send(args: SendArgs, path: &Path) -> Result<ExitCode> {
     } else {
         json!({"id": record.id, "status": status})
     };
-    crate::out!("{}", serde_json::to_string_pretty(&printed)?);
+    crate::out!("{}", serde_json::to_string_pretty(&printed)?)?;
     Ok(code.into())
 }

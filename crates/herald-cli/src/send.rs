@@ -32,18 +32,18 @@ fn options(args: &crate::args::ContentArgs) -> Result<SendOptions> {
         anyhow::bail!("at most {MAX_ATTACHMENTS} --file per message");
     }
     Ok(SendOptions {
-        idempotency_key: args.idempotency_key.clone(),
+        idempotency_key: config::idempotency_key(args.idempotency_key.as_deref())?,
         expires_in: None,
         reply_to,
         attachments: args.files.clone(),
     })
 }
 
-fn print_json(value: &serde_json::Value) {
+fn print_json(value: &serde_json::Value) -> anyhow::Result<()> {
     crate::out!(
         "{}",
         serde_json::to_string_pretty(value).unwrap_or_default()
-    );
+    )
 }
 
 /// `herald send`: prints `{id, revision, status, createdAt}`.
@@ -79,7 +79,7 @@ async fn send_message(args: SendArgs) -> Result<ExitCode> {
     let record = client.send(&message, opts).await?;
     print_json(
         &json!({"id": record.id, "revision": record.revision, "status": record.status, "createdAt": record.created_at}),
-    );
+    )?;
     Ok(exit::OK.into())
 }
 
@@ -126,16 +126,19 @@ async fn ask_inner(args: AskArgs) -> Result<ExitCode> {
     )?;
     let mut opts = options(&args.content)?;
     if let Some(deadline) = &args.deadline {
-        let secs = config::parse_duration(deadline)?.as_secs();
-        if secs == 0 || secs > MAX_EXPIRES_IN_SECS {
-            anyhow::bail!("--deadline must be between 1s and 24h");
-        }
+        let secs = config::parse_duration(
+            "--deadline",
+            deadline,
+            std::time::Duration::from_secs(1),
+            std::time::Duration::from_secs(MAX_EXPIRES_IN_SECS),
+        )?
+        .as_secs();
         opts.expires_in = Some(secs);
     }
     let timeout = args
         .timeout
         .as_deref()
-        .map(config::parse_duration)
+        .map(|t| config::parse_timeout("--timeout", t))
         .transpose()?;
     // Everything is checked before the first upload or send: a refused request leaves
     // nothing behind (same rules as the SDK's `ask` and `herald mcp`).
@@ -171,7 +174,7 @@ async fn wait_inner(args: WaitArgs) -> Result<ExitCode> {
     let timeout = args
         .timeout
         .as_deref()
-        .map(config::parse_duration)
+        .map(|t| config::parse_timeout("--timeout", t))
         .transpose()?;
     let client = client(&args.agent)?;
     let content = client.request_content(&id).await?;
@@ -201,7 +204,7 @@ pub async fn cancel(args: CancelArgs) -> Result<ExitCode> {
         .cancel(&id)
         .await
         .map_err(|e| crate::hints::agent(e.into(), Some(id.as_str())))?;
-    print_json(&json!({"id": record.id, "status": record.status}));
+    print_json(&json!({"id": record.id, "status": record.status}))?;
     Ok(exit::OK.into())
 }
 
@@ -263,15 +266,15 @@ async fn finish(
             // Files go to --out-dir; the printed answer lists them with their paths.
             crate::answer_files::save(client, &mut answer, out_dir).await?;
             // Secret fields print as {"secret": true}; their values are only in --out.
-            print_json(&serde_json::to_value(&answer)?);
+            print_json(&serde_json::to_value(&answer)?)?;
             Ok(exit::OK.into())
         }
         WaitOutcome::Closed(status) => {
-            print_json(&json!({"id": id, "status": status}));
+            print_json(&json!({"id": id, "status": status}))?;
             Ok(exit::CLOSED.into())
         }
         WaitOutcome::TimedOut => {
-            print_json(&json!({"id": id, "status": "pending", "timedOut": true}));
+            print_json(&json!({"id": id, "status": "pending", "timedOut": true}))?;
             eprintln!("herald: stopped waiting; the request is still open. Resume with: {resume}");
             Ok(exit::TIMED_OUT.into())
         }

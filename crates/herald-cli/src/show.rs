@@ -7,7 +7,8 @@ use crate::out;
 use crate::terminal::{inert, line};
 
 /// Prints a message for a terminal.
-pub fn print_message(view: &MessageView) {
+/// Errors: standard output cannot be written ([`crate::terminal::StdoutError`]).
+pub fn print_message(view: &MessageView) -> anyhow::Result<()> {
     let s = &view.summary;
     out!(
         "{}\nFrom: {}   {}   {}",
@@ -15,20 +16,20 @@ pub fn print_message(view: &MessageView) {
         line(&s.sender_name),
         s.created_at,
         format!("{:?}", s.status).to_lowercase()
-    );
+    )?;
     if let Some(e) = &s.error {
-        out!("\n⚠ {}", line(e));
+        out!("\n⚠ {}", line(e))?;
     }
     if view.requires_review {
-        out!("\n⚑ The sender asks you to read all of this before answering.");
+        out!("\n⚑ The sender asks you to read all of this before answering.")?;
     }
     if view.kind == MessageKind::Secret {
         out!(
             "\n🔒 A secret offer: the sender hands the secret over once, to this device, into a new file. Reveal it with `herald inbox reveal {} --out PATH`.",
             s.id
-        );
+        )?;
     }
-    out!("\n{}", inert(&view.body_markdown, true));
+    out!("\n{}", inert(&view.body_markdown, true))?;
     for (i, b) in view.blocks.iter().enumerate() {
         let kind = match b.kind {
             BlockKind::Code => "code",
@@ -46,14 +47,14 @@ pub fn print_message(view: &MessageView) {
             (BlockKind::Code, Some(l)) if l != "text" => format!(" ({l})"),
             _ => String::new(),
         };
-        out!("\n── block {} · {kind}{title}{lang} ──", i + 1);
-        out!("{}", inert(&b.text, true));
+        out!("\n── block {} · {kind}{title}{lang} ──", i + 1)?;
+        out!("{}", inert(&b.text, true))?;
     }
     if !view.attachments.is_empty() {
         out!(
             "\nAttachments (save with `herald inbox save-attachment {} ATTACHMENT --out PATH`):",
             s.id
-        );
+        )?;
         for a in &view.attachments {
             out!(
                 "  {}  {}  ({}, {} bytes)",
@@ -61,7 +62,7 @@ pub fn print_message(view: &MessageView) {
                 line(&a.name),
                 line(&a.mime_type),
                 a.size
-            );
+            )?;
         }
     }
     if !view.fields.is_empty() {
@@ -69,18 +70,18 @@ pub fn print_message(view: &MessageView) {
             "\nForm (answer with `herald inbox answer {} {}`):",
             s.id,
             answer_flags(&view.fields)
-        );
+        )?;
         for f in &view.fields {
-            print_field(f);
+            print_field(f)?;
         }
     }
     if !view.actions.is_empty() {
         out!(
             "\nActions (answer with `herald inbox answer {} --action ACTION`):",
             s.id
-        );
+        )?;
         for a in &view.actions {
-            out!("  [{}] {}", line(&a.id), line(&a.label));
+            out!("  [{}] {}", line(&a.id), line(&a.label))?;
         }
     }
     if let Some(a) = &view.answer {
@@ -92,7 +93,7 @@ pub fn print_message(view: &MessageView) {
                 .map(|x| format!("action {} ", line(x)))
                 .unwrap_or_default(),
             a.values_json
-        );
+        )?;
         for f in &a.attachments {
             out!(
                 "  file {}  {}  ({}, {} bytes)",
@@ -100,9 +101,10 @@ pub fn print_message(view: &MessageView) {
                 line(&f.name),
                 line(&f.mime_type),
                 f.size
-            );
+            )?;
         }
     }
+    Ok(())
 }
 
 /// The `herald inbox answer` flags a form needs: `--json` for ordinary fields, `--secret
@@ -168,7 +170,7 @@ fn field_hint(f: &FieldView) -> Option<String> {
     }
 }
 
-fn print_field(f: &FieldView) {
+fn print_field(f: &FieldView) -> anyhow::Result<()> {
     let header = f
         .header
         .as_deref()
@@ -193,12 +195,12 @@ fn print_field(f: &FieldView) {
         if f.required { "*" } else { "" },
         line(&f.label),
         kind_name(&f.kind)
-    );
+    )?;
     if let Some(help) = &f.help {
-        out!("      {}", line(help));
+        out!("      {}", line(help))?;
     }
     if let Some(hint) = field_hint(f) {
-        out!("      ↳ {hint}");
+        out!("      ↳ {hint}")?;
     }
     for o in &f.options {
         let desc = o
@@ -207,12 +209,13 @@ fn print_field(f: &FieldView) {
             .map(|d| format!(" — {}", line(d)))
             .unwrap_or_default();
         if o.value == o.label {
-            out!("      • {}{desc}", line(&o.value));
+            out!("      • {}{desc}", line(&o.value))?;
         } else {
-            out!("      • {} = {}{desc}", line(&o.value), line(&o.label));
+            out!("      • {} = {}{desc}", line(&o.value), line(&o.label))?;
         }
     }
     if f.other {
-        out!("      • or any other text (≤ 100 characters)");
+        out!("      • or any other text (≤ 100 characters)")?;
     }
+    Ok(())
 }

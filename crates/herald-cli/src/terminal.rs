@@ -24,18 +24,32 @@ pub fn inert(text: &str, multiline: bool) -> String {
     out
 }
 
-/// Like `println!`, but a closed pipe (`herald inbox list | head`) ends the program quietly
-/// instead of panicking.
+/// Standard output could not be written: a full disk (`> /dev/full`), a closed pipe
+/// (`| head`), a revoked terminal. The command stops there and exits 1 with this message
+/// (what it printed before, and what it did, stay as they are).
+#[derive(Debug)]
+pub struct StdoutError(pub std::io::Error);
+
+impl std::fmt::Display for StdoutError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "cannot write to standard output ({}): the output of this command is incomplete",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for StdoutError {}
+
+/// Like `println!`, but evaluates to `Result<(), anyhow::Error>`: a write that fails (a full
+/// disk, a closed pipe) is a [`StdoutError`] for `?`, never a panic.
 #[macro_export]
 macro_rules! out {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        if let Err(e) = writeln!(std::io::stdout().lock(), $($arg)*) {
-            if e.kind() == std::io::ErrorKind::BrokenPipe {
-                std::process::exit(0);
-            }
-            panic!("cannot write to stdout: {e}");
-        }
+        writeln!(std::io::stdout().lock(), $($arg)*)
+            .map_err(|e| anyhow::Error::new($crate::terminal::StdoutError(e)))
     }};
 }
 

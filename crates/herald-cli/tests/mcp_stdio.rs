@@ -446,3 +446,37 @@ fn garbage_and_batches_get_jsonrpc_errors_with_a_null_id() {
     assert_eq!(pong["result"], json!({}), "still serving");
     mcp.close();
 }
+
+/// A `tools/call` whose `arguments` (or `params`, or `name`) has the wrong JSON type is
+/// `-32602 Invalid params` with the request's id, not `-32601 Method not found`; nothing is
+/// sent, and the server keeps serving.
+#[test]
+fn non_object_arguments_are_invalid_params() {
+    let s = setup();
+    let mut mcp = Mcp::start(&s);
+    initialize(&mut mcp);
+    for params in [
+        json!({"name": "send", "arguments": "title: hi"}),
+        json!({"name": "send", "arguments": [{"title": "hi"}]}),
+        json!({"name": "send", "arguments": 7}),
+        json!({"name": 7, "arguments": {}}),
+        json!("send"),
+    ] {
+        let response = mcp.request("tools/call", params.clone());
+        assert_eq!(
+            response["error"]["code"],
+            json!(-32602),
+            "{params}: {response}"
+        );
+        assert!(
+            response["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("Invalid params")),
+            "{params}: {response}"
+        );
+    }
+    let sent = mcp.call("send", json!({"title": "After the bad calls"}));
+    ok(&sent);
+    assert_eq!(inbox_list(&s).len(), 1, "only the good call sent a message");
+    mcp.close();
+}

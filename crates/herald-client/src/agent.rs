@@ -97,6 +97,17 @@ pub struct AgentClient {
     directory: Mutex<Option<Arc<(Directory, ConnectionId)>>>,
 }
 
+/// Refuses an `Idempotency-Key` outside the protocol's rule
+/// ([`herald_protocol::wire::check_idempotency_key`]) with `invalid_input`, before anything is
+/// uploaded or sent.
+pub(crate) fn check_idempotency_key(key: &str) -> Result<()> {
+    herald_protocol::wire::check_idempotency_key(key).map_err(|rule| {
+        Error::InvalidInput(format!(
+            "the idempotency key {key:?} is not valid: it must be {rule}"
+        ))
+    })
+}
+
 impl AgentClient {
     /// A client for `relay_url` with a parsed connection token. Does not touch the network.
     pub fn new(relay_url: &str, token: ConnectionToken) -> Result<AgentClient> {
@@ -170,6 +181,9 @@ impl AgentClient {
         options: SendOptions,
         request: bool,
     ) -> Result<MessageRecord> {
+        if let Some(key) = &options.idempotency_key {
+            check_idempotency_key(key)?;
+        }
         if options.attachments.is_empty() {
             validate_content(content, &[], request)?;
             return self.seal_and_post(content, options).await;
@@ -251,6 +265,7 @@ impl AgentClient {
             .idempotency_key
             .take()
             .unwrap_or_else(|| herald_crypto::new_bearer("idk_"));
+        check_idempotency_key(&key)?;
         match self
             .seal_and_post_once(content, &options, &key, created_at)
             .await

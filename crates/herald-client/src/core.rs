@@ -106,10 +106,12 @@ impl Core {
         config: CoreConfig,
         open_cache: fn(&std::path::Path) -> Result<Cache>,
     ) -> Result<Core> {
-        create_private_dir(&config.data_dir)?;
-        let local = local_key::load_or_create(&config.data_dir, config.use_keychain)?;
-        let cache = Arc::new(open_cache(&config.data_dir)?);
-        let session = match device_state::load(&config.data_dir, &local.key)? {
+        let dir = &config.data_dir;
+        let named = |e| in_data_dir(dir, e);
+        create_private_dir(dir).map_err(named)?;
+        let local = local_key::load_or_create(dir, config.use_keychain).map_err(named)?;
+        let cache = Arc::new(open_cache(dir).map_err(named)?);
+        let session = match device_state::load(dir, &local.key).map_err(named)? {
             Some(state) => Some(Arc::new(Session::new(state)?)),
             None => None,
         };
@@ -137,6 +139,13 @@ impl Core {
             Ok(session) => session.http.relay_now(),
             Err(_) => chrono::Utc::now(),
         }
+    }
+
+    /// Whether `data_dir` holds a device's sealed state (an account was set up or unlocked
+    /// there). Creates nothing, unlike [`Core::open`] (which creates the dir, the local key
+    /// and the cache): read-only commands check it first.
+    pub fn has_device_state(data_dir: &std::path::Path) -> bool {
+        data_dir.join(device_state::STATE_FILE).is_file()
     }
 
     /// What the first screen should be.
@@ -288,6 +297,30 @@ impl Core {
         sync::catch_up(&self.inner, &session).await
     }
 
+    /// [`Core::sync_once`] for a command that can show the cache instead: first the relay
+    /// must answer `GET /health` within `reach` (connect included), so a relay that is down,
+    /// or hung (accepting connections and never answering), fails within `reach` with
+    /// `network` rather than after the usual timeouts (40 s); the catch-up itself then runs
+    /// with the usual ones. Errors: `network`, and those of [`Core::sync_once`].
+    pub async fn sync_within(&self, reach: std::time::Duration) -> Result<usize> {
+        let session = self.inner.session()?;
+        match tokio::time::timeout(reach, session.http.health()).await {
+            Ok(answered) => answered?,
+            Err(_) => {
+                return Err(session
+                    .http
+                    .unreachable(format!("no answer within {} s", reach.as_secs())))
+            }
+        }
+        sync::catch_up(&self.inner, &session).await
+    }
+
+    /// When this device last finished a catch-up with the relay (RFC 3339, relay clock), from
+    /// the cache; `None` before the first.
+    pub async fn last_synced_at(&self) -> Result<Option<String>> {
+        self.inner.cache_call(|c| c.synced_at()).await
+    }
+
     /// Subscribes to events for the UI.
     pub fn subscribe(&self) -> broadcast::Receiver<CoreEvent> {
         self.inner.events.subscribe()
@@ -328,7 +361,8 @@ impl Core {
     }
 
     /// Revokes a connection: the relay refuses its token from the next request on, and its
-    /// certificate leaves `GET /keys`. Errors: `not_found`.
+    /// certificate leaves `GET /keys`. Errors: `not_found`, `already_revoked` (revoked before;
+    /// nothing changed).
     pub async fn revoke_connection(&self, id: &str) -> Result<()> {
         let session = self.inner.session()?;
         let id = herald_protocol::ConnectionId::parse(id)
@@ -527,7 +561,16 @@ impl Core {
     }
 }
 
-fn create_private_dir(dir: &std::path::Path) -> Result<()> {
+/// A storage error while opening `dir`, naming it (`data dir /path: Permission denied`).
+fn in_data_dir(dir: &std::path::Path, e: Error) -> Error {
+    match e {
+        Error::Storage(text) => Error::Storage(format!("data dir {}: {text}", dir.display())),
+        other => other,
+    }
+}
+
+/// Creates `dir` (and its parents) if needed and makes it owner-only (0700 on Unix).
+pub(crate) fn create_private_dir(dir: &std::path::Path) -> Result<()> {
     std::fs::create_dir_all(dir)?;
     #[cfg(unix)]
     {

@@ -24,8 +24,9 @@ pub enum Error {
     /// The relay answered with an error body.
     #[error("relay refused (HTTP {status}): {body}")]
     Relay { status: u16, body: ErrorBody },
-    /// The relay could not be reached.
-    #[error("cannot reach the relay: {0}")]
+    /// The relay could not be reached. The text starts with the relay's URL (without
+    /// credentials or query), then the cause: `http://127.0.0.1:8457: … Connection refused`.
+    #[error("cannot reach the relay at {0}")]
     Network(String),
     /// The relay answered something that does not follow the protocol.
     #[error("protocol error: {0}")]

@@ -32,7 +32,7 @@ use herald_protocol::files::{FileReservation, ReserveFileRequest, MAX_FILE_BYTES
 use herald_protocol::{ErrorCode, FileId};
 use reqwest::Method;
 
-use crate::http::{is_code, network, RelayHttp};
+use crate::http::{is_code, RelayHttp};
 use crate::{Error, Result};
 
 /// Upper bound of one file upload or download request (a slow link moving 100 MiB).
@@ -307,7 +307,7 @@ async fn fetch_into<W: Write + Send + 'static>(
         .timeout(TRANSFER_TIMEOUT)
         .send()
         .await
-        .map_err(network)?;
+        .map_err(|e| http.network(e))?;
     if !resp.status().is_success() {
         let status = resp.status().as_u16();
         let body = resp

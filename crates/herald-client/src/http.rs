@@ -40,7 +40,7 @@ const TCP_KEEPALIVE: Duration = Duration::from_secs(15);
 /// response silent for [`READ_TIMEOUT`] fails the request, and a request that failed on the
 /// transport (timeout, reset) is sent once more on a fresh connection when it is safe to repeat:
 /// `GET` and `PUT`, and any request carrying an `Idempotency-Key` (not `DELETE`: a repeated
-/// revocation would report `not_found` for one that happened). Refused
+/// revocation would report `already_revoked` for one that happened). Refused
 /// connections are not retried here (the relay is down: callers back off).
 #[derive(Clone)]
 pub struct RelayHttp {
@@ -87,10 +87,12 @@ impl RelayHttp {
             .timeout(REQUEST_TIMEOUT)
             .read_timeout(READ_TIMEOUT)
             .build()
-            .map_err(|e| Error::Network(e.to_string()))?;
-        let transfer = builder()
-            .build()
-            .map_err(|e| Error::Network(e.to_string()))?;
+            .map_err(|e| {
+                Error::Network(format!("{}: cannot set up HTTP: {e}", shown_url(base_url)))
+            })?;
+        let transfer = builder().build().map_err(|e| {
+            Error::Network(format!("{}: cannot set up HTTP: {e}", shown_url(base_url)))
+        })?;
         Ok(RelayHttp {
             base: base_url.trim_end_matches('/').to_owned(),
             bearer: None,
@@ -121,7 +123,7 @@ impl RelayHttp {
     /// is safe to repeat (see [`RelayHttp`]). Records the relay's clock from the response.
     async fn execute(&self, req: RequestBuilder) -> Result<reqwest::Response> {
         let (client, request) = req.build_split();
-        let request = request.map_err(network)?;
+        let request = request.map_err(|e| self.network(e))?;
         let again = if repeatable(&request) {
             request.try_clone()
         } else {
@@ -131,12 +133,12 @@ impl RelayHttp {
             (Ok(resp), _) => resp,
             (Err(e), Some(again)) if (e.is_timeout() || e.is_request()) && !e.is_connect() => {
                 tracing::debug!(
-                    error = %network(e),
+                    error = %self.network(e),
                     "relay request failed on its connection; retrying once on a fresh one"
                 );
-                client.execute(again).await.map_err(network)?
+                client.execute(again).await.map_err(|e| self.network(e))?
             }
-            (Err(e), _) => return Err(network(e)),
+            (Err(e), _) => return Err(self.network(e)),
         };
         self.clock.observe(resp.headers(), chrono::Utc::now());
         Ok(resp)
@@ -155,6 +157,22 @@ impl RelayHttp {
         &self.base
     }
 
+    /// The base URL as errors show it: without user name, password, query or fragment.
+    pub fn shown_url(&self) -> String {
+        shown_url(&self.base)
+    }
+
+    /// [`Error::Network`] for this relay: its URL ([`RelayHttp::shown_url`]), then `cause`.
+    pub(crate) fn unreachable(&self, cause: impl std::fmt::Display) -> Error {
+        Error::Network(format!("{}: {cause}", self.shown_url()))
+    }
+
+    /// [`Error::Network`] for a transport error of a request to this relay, with its causes
+    /// ("connection refused", "invalid peer certificate"…).
+    pub(crate) fn network(&self, e: reqwest::Error) -> Error {
+        self.unreachable(transport_causes(e))
+    }
+
     /// The bearer, for the websocket handshake.
     pub(crate) fn bearer(&self) -> Option<&str> {
         self.bearer.as_ref().map(|b| b.as_str())
@@ -171,10 +189,7 @@ impl RelayHttp {
     pub(crate) async fn send<T: DeserializeOwned>(&self, req: RequestBuilder) -> Result<T> {
         let resp = self.execute(req).await?;
         let status = resp.status();
-        let bytes = resp
-            .bytes()
-            .await
-            .map_err(|e| Error::Network(e.to_string()))?;
+        let bytes = resp.bytes().await.map_err(|e| self.network(e))?;
         if status.is_success() {
             return serde_json::from_slice(&bytes)
                 .map_err(|e| Error::Protocol(format!("unexpected relay response: {e}")));
@@ -229,6 +244,13 @@ impl RelayHttp {
     pub async fn revoke_connection(&self, id: &herald_protocol::ConnectionId) -> Result<()> {
         self.send_empty(self.request(Method::DELETE, &format!("/connections/{id}")))
             .await
+    }
+
+    /// `GET /health`: whether the relay answers at all (any success).
+    pub async fn health(&self) -> Result<()> {
+        self.send::<serde_json::Value>(self.request(Method::GET, "/health"))
+            .await
+            .map(drop)
     }
 
     /// `GET /keys`.
@@ -307,8 +329,8 @@ impl RelayHttp {
 }
 
 /// A transport error with its causes ("connection refused", "invalid peer certificate"…),
-/// without the URL's query or credentials.
-pub(crate) fn network(e: reqwest::Error) -> Error {
+/// without the URL (the caller names the relay without its query or credentials).
+fn transport_causes(e: reqwest::Error) -> String {
     let e = e.without_url();
     let mut text = e.to_string();
     let mut source = std::error::Error::source(&e);
@@ -317,7 +339,22 @@ pub(crate) fn network(e: reqwest::Error) -> Error {
         text.push_str(&cause.to_string());
         source = cause.source();
     }
-    Error::Network(text)
+    text
+}
+
+/// `url` without user name, password, query or fragment (for error messages); as given when
+/// it does not parse.
+pub fn shown_url(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut parsed) => {
+            let _ = parsed.set_username("");
+            let _ = parsed.set_password(None);
+            parsed.set_query(None);
+            parsed.set_fragment(None);
+            parsed.as_str().trim_end_matches('/').to_owned()
+        }
+        Err(_) => url.to_owned(),
+    }
 }
 
 /// Whether repeating `request` cannot do anything twice: an idempotent method, or a request

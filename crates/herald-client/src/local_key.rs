@@ -54,7 +54,7 @@ pub fn load_or_create(data_dir: &Path, use_keychain: bool) -> Result<LoadedKey> 
     }
     let key = LocalKey::generate();
     if use_keychain && keychain_set(&account, &key).is_ok() {
-        fs::write(&marker, b"the local key is in the OS keychain\n")?;
+        write_private_file(&marker, b"the local key is in the OS keychain\n")?;
         return Ok(LoadedKey {
             key,
             kind: SecretStorageKind::Keychain,

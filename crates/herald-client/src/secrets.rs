@@ -272,7 +272,8 @@ fn store_offer_key(core: &Core, id: &MessageId, key: OneTimeKey) -> Result<OneTi
     use std::io::Write;
     let path = offer_key_path(&core.inner.config.data_dir, id);
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
+        // Owner-only, like the data dir: the sealed keys' names are message ids.
+        crate::core::create_private_dir(dir)?;
     }
     let sealed =
         herald_crypto::seal_local(&core.inner.local.key, &offer_key_aad(id), &key.to_bytes());

@@ -19,10 +19,17 @@ use crate::Result;
 /// Posts the answers queued while the relay was out of reach (outbox.rs), then fetches and
 /// stores everything after the cursors: messages, then notifications from agents
 /// (docs/agents.md; their own cursor). Returns the number of records stored.
+/// Records when it finished (relay clock; [`crate::Core::last_synced_at`]).
 pub(crate) async fn catch_up(inner: &Inner, session: &Arc<Session>) -> Result<usize> {
     crate::outbox::flush(inner, session).await?;
     let messages = catch_up_messages(inner, session).await?;
-    Ok(messages + crate::notifications::catch_up(inner, session).await?)
+    let total = messages + crate::notifications::catch_up(inner, session).await?;
+    let at = session
+        .http
+        .relay_now()
+        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    inner.cache_call(move |c| c.set_synced_at(&at)).await?;
+    Ok(total)
 }
 
 /// The lower of the two cursors: a nudge above it may bring something new.

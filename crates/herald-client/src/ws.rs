@@ -27,6 +27,8 @@ pub const IDLE_TIMEOUT: Duration = Duration::from_secs(45);
 /// An open live-update socket.
 pub struct SyncSocket {
     stream: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    /// The relay's URL as errors name it.
+    url: String,
 }
 
 impl SyncSocket {
@@ -46,7 +48,7 @@ impl SyncSocket {
         });
         let (stream, _) = connecting
             .await
-            .map_err(|_| Error::Network("the websocket handshake timed out".into()))?
+            .map_err(|_| http.unreachable("the websocket handshake timed out"))?
             .map_err(|e| {
                 use tokio_tungstenite::tungstenite::Error as WsError;
                 match e {
@@ -56,10 +58,13 @@ impl SyncSocket {
                             herald_protocol::ErrorCode::Unauthorized,
                         ),
                     },
-                    other => Error::Network(other.to_string()),
+                    other => http.unreachable(other),
                 }
             })?;
-        Ok(SyncSocket { stream })
+        Ok(SyncSocket {
+            stream,
+            url: http.shown_url(),
+        })
     }
 
     /// Waits for the next sync frame; `Ok(None)` when the relay closed the socket. Pings are
@@ -69,12 +74,15 @@ impl SyncSocket {
     pub async fn next_sync(&mut self) -> Result<Option<Revision>> {
         loop {
             let Ok(next) = tokio::time::timeout(IDLE_TIMEOUT, self.stream.next()).await else {
-                return Err(Error::Network("no frame from the relay in time".into()));
+                return Err(Error::Network(format!(
+                    "{}: no frame from the relay in time",
+                    self.url
+                )));
             };
             let Some(msg) = next else {
                 return Ok(None);
             };
-            match msg.map_err(|e| Error::Network(e.to_string()))? {
+            match msg.map_err(|e| Error::Network(format!("{}: {e}", self.url)))? {
                 Message::Text(text) => {
                     if let Ok(ServerFrame::Sync { revision }) = serde_json::from_str(&text) {
                         return Ok(Some(revision));

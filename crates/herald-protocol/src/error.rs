@@ -106,6 +106,9 @@ catalog! {
     /// The account holds `devices::MAX_DEVICES` (100) live devices already: enrolment and
     /// pairing are refused until one is revoked (docs/devices.md, "How many devices").
     DeviceLimitReached = ("device_limit_reached", 409, "This account already has 100 devices, the most it may hold; revoke a device you no longer use, then try again."),
+    /// `DELETE` of a connection, agent key or connector that is revoked already: nothing
+    /// changed (it stays revoked, with its first revocation time).
+    AlreadyRevoked = ("already_revoked", 409, "This credential was already revoked."),
     /// A device cannot revoke itself.
     CannotRevokeSelf = ("cannot_revoke_self", 409, "A device cannot revoke itself; revoke it from another device."),
     /// The account's keys changed since the request was prepared (a concurrent rotation).

@@ -12,6 +12,26 @@ pub const MAX_EXPIRES_IN_SECS: u64 = 24 * 60 * 60;
 /// Largest accepted envelope (encoded) in `POST /messages` and answers: 1 MiB. Content limits
 /// (50,000-character body, 10 blocks of 50,000) fit well inside it.
 pub const MAX_ENVELOPE_BYTES: usize = 1024 * 1024;
+/// Longest `Idempotency-Key` of `POST /messages`, in characters.
+pub const MAX_IDEMPOTENCY_KEY_LEN: usize = 255;
+
+/// What an `Idempotency-Key` may hold, for messages: the rule [`check_idempotency_key`] applies.
+pub const IDEMPOTENCY_KEY_RULE: &str =
+    "1 to 255 visible ASCII characters (letters, digits and punctuation such as - _ . :), no spaces";
+
+/// Checks an `Idempotency-Key` (`POST /messages`): 1–[`MAX_IDEMPOTENCY_KEY_LEN`] characters,
+/// each visible ASCII (`!` to `~`). The relay, the SDK and the CLI apply this same rule; a
+/// key outside it is refused before anything is sent. Err: [`IDEMPOTENCY_KEY_RULE`].
+pub fn check_idempotency_key(key: &str) -> Result<(), &'static str> {
+    if key.is_empty()
+        || key.len() > MAX_IDEMPOTENCY_KEY_LEN
+        || !key.bytes().all(|b| b.is_ascii_graphic())
+    {
+        return Err(IDEMPOTENCY_KEY_RULE);
+    }
+    Ok(())
+}
+
 /// Default and largest page size of `GET /messages`.
 pub const DEFAULT_PAGE_LIMIT: u32 = 100;
 /// Largest page size of `GET /messages`.
@@ -352,6 +372,31 @@ mod tests {
     fn status_round_trip() {
         for s in ["delivered", "pending", "answered", "expired", "cancelled"] {
             assert_eq!(MessageStatus::parse(s).unwrap().as_str(), s, "status {s}");
+        }
+    }
+
+    #[test]
+    fn idempotency_keys_are_visible_ascii_up_to_255() {
+        for good in [
+            "k",
+            "idk_abc-DEF.1:2/3",
+            &"k".repeat(MAX_IDEMPOTENCY_KEY_LEN),
+        ] {
+            assert!(check_idempotency_key(good).is_ok(), "{good:?}");
+        }
+        for bad in [
+            "",
+            "bad key",
+            "tab\tkey",
+            "new\nline",
+            "clé",
+            &"k".repeat(256),
+        ] {
+            assert_eq!(
+                check_idempotency_key(bad),
+                Err(IDEMPOTENCY_KEY_RULE),
+                "{bad:?}"
+            );
         }
     }
 }

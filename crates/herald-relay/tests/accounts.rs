@@ -306,7 +306,13 @@ async fn connections_are_listed_revoked_and_refused_at_once() {
         None,
     )
     .await;
-    assert_eq!(resp.status().as_u16(), 204, "revoking twice is fine");
+    let body = expect_error(
+        resp,
+        ErrorCode::AlreadyRevoked,
+        "revoking twice reports it (409), not a second success",
+    )
+    .await;
+    assert!(body.message.contains("already revoked"), "{}", body.message);
     relay.shutdown().await;
 }
 

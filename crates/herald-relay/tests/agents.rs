@@ -802,6 +802,20 @@ async fn agent_keys_are_listed_and_revoked_at_once() {
         "revoked",
     )
     .await;
+    let again = call(
+        url,
+        Method::DELETE,
+        &format!("/agent-keys/{}", second.id),
+        Some(device),
+        None,
+    )
+    .await;
+    expect_error(
+        again,
+        ErrorCode::AlreadyRevoked,
+        "an agent key revoked twice",
+    )
+    .await;
     json_of(
         call(url, Method::GET, "/v1/status", Some(&key), None).await,
         200,

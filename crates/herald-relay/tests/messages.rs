@@ -135,6 +135,10 @@ async fn idempotency_key_is_required_and_bounded() {
     for (key, why) in [
         ("", "empty key"),
         (&"k".repeat(256) as &str, "key over 255"),
+        (
+            "bad key",
+            "a space: visible ASCII only, the rule the SDK and CLI apply",
+        ),
     ] {
         let resp = fixtures::post_message(&relay.url, &account.device_token, key, &req).await;
         expect_error(resp, ErrorCode::IdempotencyKeyRequired, why).await;

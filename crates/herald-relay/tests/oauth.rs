@@ -267,6 +267,20 @@ async fn device_flow_end_to_end() {
         "revoked at once",
     )
     .await;
+    let again = call(
+        url,
+        Method::DELETE,
+        &format!("/connectors/{id}"),
+        Some(&account.device_token),
+        None,
+    )
+    .await;
+    expect_error(
+        again,
+        ErrorCode::AlreadyRevoked,
+        "a connector revoked twice",
+    )
+    .await;
     relay.shutdown().await;
 }
 

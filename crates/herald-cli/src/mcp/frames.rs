@@ -2,8 +2,10 @@
 //! parse without answering; JSON-RPC 2.0 §5 wants an answer with `"id": null`. So a line that
 //! is not JSON gets `-32700 Parse error`, a JSON array (a batch, which MCP does not use) gets
 //! `-32600 Invalid Request`, a message repeating a key within one object gets `-32602 Invalid
-//! params` (under `params`) or `-32600` (elsewhere) naming the key, with the message's id,
-//! and every other line goes on to rmcp unchanged. A blank line is
+//! params` (under `params`) or `-32600` (elsewhere) naming the key, with the message's id, a
+//! `tools/call` whose `params` or `arguments` is not an object (or whose `name` is not a
+//! string) gets `-32602 Invalid params` (rmcp would answer it as an unknown method), and every
+//! other line goes on to rmcp unchanged. A blank line is
 //! dropped. Local answers and rmcp's frames reach stdout through one writer, a whole line at a
 //! time, so they never interleave.
 
@@ -41,7 +43,7 @@ pub fn screen(line: &[u8]) -> Option<String> {
             // A key given twice would reach rmcp as its last value only: refuse the message,
             // naming the key (herald-protocol's strict reader, as for every other input).
             let Err(e) = herald_protocol::json::check(line) else {
-                return None;
+                return bad_tool_call(&message);
             };
             let id = match message.get("id") {
                 Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
@@ -55,9 +57,35 @@ pub fn screen(line: &[u8]) -> Option<String> {
             (code, format!("{kind}: {e}"), id)
         }
     };
+    Some(answer(&id, code, &message))
+}
+
+/// A JSON-RPC error answer to the request `id`.
+fn answer(id: &Value, code: i64, message: &str) -> String {
     let error = json!({"code": code, "message": message});
     // Written by hand so the keys read jsonrpc, id, error.
-    Some(format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{error}}}"#))
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{error}}}"#)
+}
+
+/// `-32602` for a `tools/call` request whose params rmcp could not take: `params` not an
+/// object, `name` not a string, `arguments` present but not an object.
+fn bad_tool_call(request: &Value) -> Option<String> {
+    if request.get("method").and_then(Value::as_str) != Some("tools/call") {
+        return None;
+    }
+    // A notification (no id) gets no answer.
+    let id = request.get("id")?;
+    let message = match request.get("params") {
+        Some(Value::Object(params)) => match (params.get("name"), params.get("arguments")) {
+            (Some(Value::String(_)), None | Some(Value::Null | Value::Object(_))) => return None,
+            (Some(Value::String(_)), Some(_)) => {
+                "Invalid params: `arguments` must be a JSON object of the tool's inputs (see tools/list)."
+            }
+            _ => "Invalid params: `name` must be the tool's name, a string (see tools/list).",
+        },
+        _ => "Invalid params: tools/call takes an object {name, arguments}.",
+    };
+    Some(answer(id, INVALID_PARAMS, message))
 }
 
 /// The pipes rmcp serves on: `(reader, writer)`. Tasks copy `input` through [`screen`] into the
@@ -150,6 +178,27 @@ mod tests {
             (Value::Null, json!(-32600))
         );
         assert_eq!(screen(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#), None);
+        let call = |params: &str| {
+            screen(
+                format!(r#"{{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{params}}}"#)
+                    .as_bytes(),
+            )
+        };
+        for bad in [
+            r#"{"name":"ask","arguments":"x"}"#,
+            r#"{"name":"ask","arguments":[1]}"#,
+            r#"{"name":7}"#,
+            r#""ask""#,
+        ] {
+            let v: Value = serde_json::from_str(&call(bad).expect("answered")).expect("JSON");
+            assert_eq!(
+                (v["id"].clone(), v["error"]["code"].clone()),
+                (json!("a"), json!(-32602)),
+                "{bad}"
+            );
+        }
+        assert_eq!(call(r#"{"name":"ask","arguments":{}}"#), None);
+        assert_eq!(call(r#"{"name":"ask"}"#), None);
         assert_eq!(screen(b"  \r\n"), None);
         let twice = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"ask","arguments":{"title":"a","title":"b"}}}"#;
         let v: Value = serde_json::from_str(&screen(twice).expect("answered")).expect("JSON");

@@ -51,6 +51,9 @@ impl AgentClient {
         secret: &[u8],
         options: SendOptions,
     ) -> Result<MessageRecord> {
+        if let Some(key) = &options.idempotency_key {
+            super::check_idempotency_key(key)?;
+        }
         if secret.len() > MAX_SECRET_OFFER_BYTES {
             return Err(Error::InvalidInput(format!(
                 "a secret offer holds at most {} KiB",

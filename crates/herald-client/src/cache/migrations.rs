@@ -81,6 +81,9 @@ const MIGRATIONS: &[M<'static>] = &[
     // 6: unread rows in inbox order, so a page of the inbox counts the unread rows older than
     // it without reading every row (summaries.rs).
     M::up("CREATE INDEX messages_unread ON messages (created_at, id) WHERE unread = 1;"),
+    // 7: when this device last finished a catch-up with the relay (RFC 3339, relay clock), so
+    // a command reading the cache while the relay is out of reach can say how old it is.
+    M::up("ALTER TABLE sync_state ADD COLUMN synced_at TEXT;"),
 ];
 
 /// Brings the database to the latest schema, keeping the migration error (the cache tells

@@ -90,6 +90,26 @@ impl Cache {
         Ok(Revision(v as u64))
     }
 
+    /// When the last catch-up finished (RFC 3339, as stored by [`Cache::set_synced_at`]);
+    /// `None` before the first.
+    pub fn synced_at(&self) -> Result<Option<String>> {
+        let c = lock(&self.reader);
+        Ok(
+            c.query_row("SELECT synced_at FROM sync_state WHERE id = 1", [], |r| {
+                r.get(0)
+            })?,
+        )
+    }
+
+    /// Records that a catch-up finished at `at` (RFC 3339).
+    pub fn set_synced_at(&self, at: &str) -> Result<()> {
+        lock(&self.writer).execute(
+            "UPDATE sync_state SET synced_at = ?1 WHERE id = 1",
+            params![at],
+        )?;
+        Ok(())
+    }
+
     /// Stores a page of records and the new cursor in one transaction. Returns, per record,
     /// whether it was new to this cache. A record older than the stored one is ignored.
     pub fn store_page(&self, records: &[StoredRecord], cursor: Revision) -> Result<Vec<bool>> {
@@ -169,7 +189,10 @@ impl Cache {
                 [],
             )?;
         }
-        tx.execute("UPDATE sync_state SET cursor = 0 WHERE id = 1", [])?;
+        tx.execute(
+            "UPDATE sync_state SET cursor = 0, synced_at = NULL WHERE id = 1",
+            [],
+        )?;
         tx.commit()?;
         Ok(())
     }

@@ -185,7 +185,7 @@ impl Core {
     }
 
     /// Revokes an agent key: the relay refuses it from its next request on.
-    /// Errors: `not_found`.
+    /// Errors: `not_found`, `already_revoked`.
     pub async fn revoke_agent_key(&self, id: &str) -> Result<()> {
         let id = AgentKeyId::parse(id).ok_or_else(|| Error::NotFound(id.to_owned()))?;
         self.inner.session()?.http.revoke_agent_key(&id).await
@@ -226,7 +226,7 @@ impl Core {
     }
 
     /// Revokes a connector: the relay refuses its token from its next request on.
-    /// Errors: `not_found`.
+    /// Errors: `not_found`, `already_revoked`.
     pub async fn revoke_connector(&self, id: &str) -> Result<()> {
         let id = ConnectorId::parse(id).ok_or_else(|| Error::NotFound(id.to_owned()))?;
         self.inner.session()?.http.revoke_connector(&id).await

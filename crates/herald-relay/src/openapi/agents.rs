@@ -151,6 +151,7 @@ fn list_agent_keys() {}
     responses(
         (status = 204, description = "Revoked."),
         (status = 404, response = NotFound),
+        (status = 409, description = "`already_revoked`: it was revoked before; nothing changed.", body = ErrorBody),
     )
 )]
 fn revoke_agent_key() {}
@@ -211,6 +212,7 @@ fn deny_connector() {}
     responses(
         (status = 204, description = "Revoked."),
         (status = 404, response = NotFound),
+        (status = 409, description = "`already_revoked`: it was revoked before; nothing changed.", body = ErrorBody),
     )
 )]
 fn revoke_connector() {}

@@ -86,6 +86,7 @@ fn list_connections() {}
     responses(
         (status = 204, description = "Revoked."),
         (status = 404, response = NotFound),
+        (status = 409, description = "`already_revoked`: it was revoked before; nothing changed.", body = ErrorBody),
     )
 )]
 fn revoke_connection() {}

@@ -22,15 +22,13 @@ use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::{IdempotencyClaim, NewAnswer, NewMessage, Principal, SendOutcome};
 
-/// Longest accepted Idempotency-Key.
-pub const MAX_IDEMPOTENCY_KEY_LEN: usize = 255;
 /// Length of an Ed25519 signature.
 const SIGNATURE_LEN: usize = 64;
 /// Longest kind.
 const MAX_KIND_LEN: usize = 32;
 
-/// The `Idempotency-Key` header: required, 1–255 visible ASCII characters. Checked before the
-/// body is read.
+/// The `Idempotency-Key` header: required, 1–255 visible ASCII characters
+/// ([`herald_protocol::wire::check_idempotency_key`]). Checked before the body is read.
 pub struct IdempotencyKey(pub String);
 
 impl<S: Send + Sync> FromRequestParts<S> for IdempotencyKey {
@@ -43,10 +41,12 @@ impl<S: Send + Sync> FromRequestParts<S> for IdempotencyKey {
             .and_then(|v| v.to_str().ok())
             .map(str::trim)
             .unwrap_or("");
-        if key.is_empty() || key.len() > MAX_IDEMPOTENCY_KEY_LEN {
-            return Err(
-                ApiError::new(ErrorCode::IdempotencyKeyRequired).fields(["Idempotency-Key"])
-            );
+        if let Err(rule) = herald_protocol::wire::check_idempotency_key(key) {
+            return Err(ApiError::with_message(
+                ErrorCode::IdempotencyKeyRequired,
+                format!("An Idempotency-Key header is required: {rule}."),
+            )
+            .fields(["Idempotency-Key"]));
         }
         Ok(IdempotencyKey(key.to_owned()))
     }

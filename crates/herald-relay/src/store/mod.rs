@@ -36,6 +36,9 @@ pub enum StoreError {
     IdempotencyConflict,
     #[error("not found")]
     NotFound,
+    /// The connection or agent credential is revoked already.
+    #[error("already revoked")]
+    AlreadyRevoked,
     #[error("not a request")]
     NotARequest,
     #[error("already answered")]
@@ -66,6 +69,7 @@ impl StoreError {
             StoreError::MessageIdTaken => ErrorCode::MessageIdTaken,
             StoreError::IdempotencyConflict => ErrorCode::IdempotencyConflict,
             StoreError::NotFound => ErrorCode::NotFound,
+            StoreError::AlreadyRevoked => ErrorCode::AlreadyRevoked,
             StoreError::NotARequest => ErrorCode::NotARequest,
             StoreError::AlreadyAnswered => ErrorCode::AlreadyAnswered,
             StoreError::RequestExpired => ErrorCode::RequestExpired,

@@ -233,6 +233,13 @@ pub fn credentials_by_hash(store: &dyn Store) {
     store
         .revoke_connection(&account_id(), &connection_id(1), t0())
         .expect("revoke");
+    let again = store
+        .revoke_connection(&account_id(), &connection_id(1), t0())
+        .expect_err("revoked twice");
+    assert!(
+        matches!(again, StoreError::AlreadyRevoked),
+        "a second revocation is reported, not a success: {again:?}"
+    );
     let con = store
         .credential(&hash(51))
         .expect("lookup")

@@ -103,14 +103,22 @@ pub(super) fn revoke(
     id: &str,
     now_ms: i64,
 ) -> AgentResult<()> {
-    let sql = format!(
-        "UPDATE {table} SET revoked_at_ms = COALESCE(revoked_at_ms, ?3)
-         WHERE id = ?1 AND account_id = ?2"
-    );
-    let n = conn.execute(&sql, params![id, account.as_str(), now_ms])?;
-    if n == 0 {
-        return Err(AgentError::NotFound);
+    let revoked: Option<Option<i64>> = conn
+        .query_row(
+            &format!("SELECT revoked_at_ms FROM {table} WHERE id = ?1 AND account_id = ?2"),
+            params![id, account.as_str()],
+            |r| r.get(0),
+        )
+        .optional()?;
+    match revoked {
+        None => return Err(AgentError::NotFound),
+        Some(Some(_)) => return Err(crate::store::StoreError::AlreadyRevoked.into()),
+        Some(None) => {}
     }
+    conn.execute(
+        &format!("UPDATE {table} SET revoked_at_ms = ?3 WHERE id = ?1 AND account_id = ?2"),
+        params![id, account.as_str(), now_ms],
+    )?;
     Ok(())
 }
 

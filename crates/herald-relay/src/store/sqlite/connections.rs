@@ -76,15 +76,19 @@ pub(super) fn revoke(
     id: &ConnectionId,
     now_ms: i64,
 ) -> StoreResult<()> {
-    let found = conn
-        .prepare_cached(
-            "UPDATE connections SET revoked_at_ms = COALESCE(revoked_at_ms, ?3)
-         WHERE id = ?1 AND account_id = ?2",
-        )?
-        .execute(params![id.as_str(), account.as_str(), now_ms])?;
-    if found == 0 {
-        return Err(StoreError::NotFound);
+    let revoked: Option<Option<i64>> = conn
+        .prepare_cached("SELECT revoked_at_ms FROM connections WHERE id = ?1 AND account_id = ?2")?
+        .query_row(params![id.as_str(), account.as_str()], |r| r.get(0))
+        .optional()?;
+    match revoked {
+        None => return Err(StoreError::NotFound),
+        Some(Some(_)) => return Err(StoreError::AlreadyRevoked),
+        Some(None) => {}
     }
+    conn.prepare_cached(
+        "UPDATE connections SET revoked_at_ms = ?3 WHERE id = ?1 AND account_id = ?2",
+    )?
+    .execute(params![id.as_str(), account.as_str(), now_ms])?;
     Ok(())
 }
 
