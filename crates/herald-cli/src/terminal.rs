@@ -53,9 +53,17 @@ macro_rules! out {
     }};
 }
 
-/// Single-line form of [`inert`].
+/// Single-line form of [`inert`] (titles, names, ids): also every zero-width, format or
+/// other invisible character the title rule refuses (`herald_protocol::text`) is shown as its
+/// escape, so a record cached before the rule, or sent by an older client, still cannot hide
+/// or forge text in a list.
 pub fn line(text: &str) -> String {
-    inert(text, false)
+    let shown = inert(text, false);
+    if herald_protocol::text::has_hidden_characters(&shown) {
+        herald_protocol::text::inert_label(&shown)
+    } else {
+        shown
+    }
 }
 
 #[cfg(test)]
@@ -70,6 +78,16 @@ mod tests {
             "escape sequences are inert"
         );
         assert_eq!(line("one\ntwo"), "one\\ntwo", "no forged lines in a list");
+        assert_eq!(
+            line("pay\u{200b}pal"),
+            "pay\\u{200b}pal",
+            "zero-width characters are shown"
+        );
+        assert_eq!(
+            line("👨\u{200d}💻 laptop"),
+            "👨\u{200d}💻 laptop",
+            "joiners stay"
+        );
         assert_eq!(
             inert("one\ntwo\x07", true),
             "one\ntwo\\u{7}",
