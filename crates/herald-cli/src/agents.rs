@@ -148,11 +148,11 @@ pub async fn agent_key(args: AgentKeyArgs) -> Result<ExitCode> {
         AgentKeyCommand::Create { dir, name } => {
             let created = ready(&dir)?.create_agent_key(&name).await?;
             crate::out!("{}", created.key)?;
-            eprintln!(
+            crate::note!(
                 "Agent key {:?} created ({}). The key above is shown once.",
                 created.name, created.id
             );
-            eprintln!(
+            crate::note!(
                 "Agents send it as `Authorization: Bearer <key>` to {}/v1/... and {}/mcp",
                 created.relay_url, created.relay_url
             );
@@ -167,7 +167,7 @@ pub async fn agent_key(args: AgentKeyArgs) -> Result<ExitCode> {
                 ready(&dir)?.revoke_agent_key(&id).await,
                 &format!("agent key {id}"),
             )?;
-            eprintln!("Agent key {id} revoked: it no longer works.");
+            crate::note!("Agent key {id} revoked: it no longer works.");
         }
     }
     Ok(exit::OK.into())
@@ -180,7 +180,7 @@ pub async fn connector(args: ConnectorArgs) -> Result<ExitCode> {
             let c = ready(&dir)?
                 .approve_connector(&code, name.as_deref())
                 .await?;
-            eprintln!(
+            crate::note!(
                 "Connector {:?} approved ({}); it collects its token on its next poll.",
                 line(&c.name),
                 c.id
@@ -188,7 +188,7 @@ pub async fn connector(args: ConnectorArgs) -> Result<ExitCode> {
         }
         ConnectorCommand::Deny { dir, code } => {
             ready(&dir)?.deny_connector(&code).await?;
-            eprintln!("Connector denied.");
+            crate::note!("Connector denied.");
         }
         ConnectorCommand::List { dir } => {
             for c in ready(&dir)?.connectors().await? {
@@ -212,7 +212,7 @@ pub async fn connector(args: ConnectorArgs) -> Result<ExitCode> {
                 ready(&dir)?.revoke_connector(&id).await,
                 &format!("connector {id}"),
             )?;
-            eprintln!("Connector {id} revoked: its token no longer works.");
+            crate::note!("Connector {id} revoked: its token no longer works.");
         }
     }
     Ok(exit::OK.into())
@@ -229,7 +229,7 @@ pub async fn notifications(args: NotificationsArgs) -> Result<ExitCode> {
                 crate::out!("{}", serde_json::to_string_pretty(&list)?)?;
                 return Ok(exit::OK.into());
             }
-            eprintln!("Notifications are not end-to-end encrypted: the relay saw them in transit.");
+            crate::note!("Notifications are not end-to-end encrypted: the relay saw them in transit.");
             let mut any = false;
             for n in list {
                 let mut flags = Vec::new();
@@ -257,7 +257,7 @@ pub async fn notifications(args: NotificationsArgs) -> Result<ExitCode> {
                 )?;
             }
             if !any {
-                eprintln!("No notifications.");
+                crate::note!("No notifications.");
             }
         }
         NotificationsCommand::Reply {
@@ -269,7 +269,7 @@ pub async fn notifications(args: NotificationsArgs) -> Result<ExitCode> {
             let text = reply_text(text, text_file)?;
             let core = ready(&dir)?;
             let n = core.reply_notification(&id, &text).await?;
-            eprintln!(
+            crate::note!(
                 "Reply sent to {:?} (not end-to-end encrypted).",
                 line(&n.title)
             );

@@ -48,7 +48,7 @@ pub async fn save(
         return Ok(());
     }
     let Some(dir) = out_dir else {
-        eprintln!(
+        crate::note!(
             "herald: the answer has files; fetch them with: herald wait {} --out-dir DIR",
             answer.id
         );
@@ -57,7 +57,7 @@ pub async fn save(
     client.save_answer_files(answer, dir).await?;
     for file in &answer.files {
         if let Some(path) = &file.path {
-            eprintln!(
+            crate::note!(
                 "herald: saved {} ({} bytes) to {} (mode 0600)",
                 file.field_id,
                 file.size,

@@ -84,8 +84,8 @@ pub(crate) async fn sync_or_cached(core: &Core) -> Result<()> {
         Some(at) => format!("last synced {at}"),
         None => "never synced yet".to_owned(),
     };
-    eprintln!("herald: {e}");
-    eprintln!("herald: the relay is unreachable: showing what this device has cached ({last}); check that the relay is running (`herald whoami` shows its URL)");
+    crate::note!("herald: {e}");
+    crate::note!("herald: the relay is unreachable: showing what this device has cached ({last}); check that the relay is running (`herald whoami` shows its URL)");
     Ok(())
 }
 
@@ -142,11 +142,11 @@ pub async fn connection(args: ConnectionArgs) -> Result<ExitCode> {
         ConnectionCommand::Create { dir, name } => {
             let created = ready(&dir)?.create_connection(&name).await?;
             crate::out!("{}", created.token)?;
-            eprintln!(
+            crate::note!(
                 "Connection {:?} created ({}). The token above is shown once.",
                 created.name, created.id
             );
-            eprintln!(
+            crate::note!(
                 "Give it to the agent as HERALD_TOKEN (or a 0600 file), with HERALD_URL={}",
                 created.relay_url
             );
@@ -156,7 +156,7 @@ pub async fn connection(args: ConnectionArgs) -> Result<ExitCode> {
                 ready(&dir)?.revoke_connection(&id).await,
                 &format!("connection {id}"),
             )?;
-            eprintln!("Connection {id} revoked: its token no longer works.");
+            crate::note!("Connection {id} revoked: its token no longer works.");
         }
         ConnectionCommand::List { dir } => {
             for c in ready(&dir)?.list_connections().await? {
@@ -225,7 +225,7 @@ pub async fn inbox(args: InboxArgs) -> Result<ExitCode> {
                     )?;
                 }
                 if offers {
-                    eprintln!("Secret offers are revealed once, into a new file: herald inbox reveal MSG --out PATH");
+                    crate::note!("Secret offers are revealed once, into a new file: herald inbox reveal MSG --out PATH");
                 }
             }
         }
@@ -249,7 +249,7 @@ pub async fn inbox(args: InboxArgs) -> Result<ExitCode> {
             let core = ready(&dir)?;
             core.sync_once().await?;
             core.save_attachment(&id, &attachment, &out).await?;
-            eprintln!("Saved {attachment} to {}", out.display());
+            crate::note!("Saved {attachment} to {}", out.display());
         }
         InboxCommand::Reveal {
             dir,

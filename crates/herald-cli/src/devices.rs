@@ -55,10 +55,10 @@ pub async fn run(command: DeviceCommand) -> Result<ExitCode> {
             let synced = core.sync_once().await?;
             crate::out!("Account:      {}", unlocked.account_id)?;
             crate::out!("Safety code:  {}", unlocked.safety_code)?;
-            eprintln!(
+            crate::note!(
                 "Unlocked: this machine is a device of the account ({synced} messages synced)."
             );
-            eprintln!("Check that the safety code matches the one on your other devices.");
+            crate::note!("Check that the safety code matches the one on your other devices.");
         }
         DeviceCommand::Pair { dir, relay, name } => {
             let relay = crate::config::device_relay(relay, "pair")?;
@@ -66,7 +66,7 @@ pub async fn run(command: DeviceCommand) -> Result<ExitCode> {
             let core = open(&dir, Some(name.clone()))?;
             let started = core.start_pairing(&relay, &name).await?;
             crate::out!("Pairing code: {}", started.code)?;
-            eprintln!(
+            crate::note!(
                 "On an unlocked device, choose \"Approve a new device\" (or run `herald device approve`) and type this code. Waiting until {}…",
                 started.expires_at
             );
@@ -74,7 +74,7 @@ pub async fn run(command: DeviceCommand) -> Result<ExitCode> {
             let synced = core.sync_once().await?;
             crate::out!("Account:      {}", unlocked.account_id)?;
             crate::out!("Safety code:  {}", unlocked.safety_code)?;
-            eprintln!(
+            crate::note!(
                 "Approved: this machine is a device of the account ({synced} messages synced)."
             );
         }
@@ -107,13 +107,13 @@ pub async fn run(command: DeviceCommand) -> Result<ExitCode> {
                     1 => requests.into_iter().next().context("one request")?,
                     _ => {
                         for r in &requests {
-                            eprintln!("{}  {}  {}  expires {}", r.id, line(&r.name), line(&r.platform), r.expires_at);
+                            crate::note!("{}  {}  {}  expires {}", r.id, line(&r.name), line(&r.platform), r.expires_at);
                         }
                         bail!("several new devices are waiting: pass the PAIRING_ID of yours");
                     }
                 },
             };
-            eprintln!(
+            crate::note!(
                 "Approving {:?} ({}, {}), requested {}.",
                 line(&request.name),
                 line(&request.platform),
@@ -121,7 +121,7 @@ pub async fn run(command: DeviceCommand) -> Result<ExitCode> {
                 request.created_at
             );
             let code = read_secret("Code shown on the new device: ")?;
-            eprintln!("Waiting for the new device to confirm…");
+            crate::note!("Waiting for the new device to confirm…");
             let approved =
                 tokio::time::timeout(confirm_timeout, core.approve_pairing(&request.id, &code))
                     .await;
@@ -189,7 +189,7 @@ pub async fn run(command: DeviceCommand) -> Result<ExitCode> {
                 }
                 other => other?,
             }
-            eprintln!("Device {id} revoked: its session no longer works, and the account key was rotated.");
+            crate::note!("Device {id} revoked: its session no longer works, and the account key was rotated.");
         }
         DeviceCommand::Reset { dir, yes } => {
             if !yes {

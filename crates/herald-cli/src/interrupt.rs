@@ -172,11 +172,11 @@ pub fn report(signal: Signal, dropped: bool) -> u8 {
         ""
     };
     match take_hint() {
-        Some(hint) => eprintln!(
+        Some(hint) => crate::note!(
             "herald: interrupted by {}{cleaned}. Resume with: {hint}",
             signal.name()
         ),
-        None => eprintln!("herald: interrupted by {}{cleaned}", signal.name()),
+        None => crate::note!("herald: interrupted by {}{cleaned}", signal.name()),
     }
     signal.exit_code()
 }

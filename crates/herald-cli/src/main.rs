@@ -34,7 +34,7 @@ fn main() -> std::process::ExitCode {
                 _ if e.use_stderr() => exit::ERROR.into(),
                 // `--help` or `--version` into a full disk or a closed pipe.
                 Err(io) => {
-                    eprintln!("herald: {}", terminal::StdoutError(io));
+                    crate::note!("herald: {}", terminal::StdoutError(io));
                     exit::ERROR.into()
                 }
                 Ok(()) => exit::OK.into(),
@@ -59,7 +59,7 @@ fn main() -> std::process::ExitCode {
     {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("herald: cannot start: {e}");
+            crate::note!("herald: cannot start: {e}");
             return exit::ERROR.into();
         }
     };
@@ -67,7 +67,7 @@ fn main() -> std::process::ExitCode {
     let signals = match runtime.block_on(async { interrupt::Signals::install() }) {
         Ok(signals) => signals,
         Err(e) => {
-            eprintln!("herald: cannot start: listening for SIGINT/SIGTERM: {e}");
+            crate::note!("herald: cannot start: listening for SIGINT/SIGTERM: {e}");
             return exit::ERROR.into();
         }
     };
@@ -106,7 +106,7 @@ fn main() -> std::process::ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("herald: {e:#}");
+            crate::note!("herald: {e:#}");
             exit::ERROR.into()
         }
     }

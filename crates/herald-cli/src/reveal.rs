@@ -51,20 +51,20 @@ pub async fn reveal(
     let mut events = core.subscribe();
     core.start_sync()?;
     core.open_secret_offer(id).await?;
-    eprintln!("herald: opened {id} — waiting for the sender to send the secret");
+    crate::note!("herald: opened {id} — waiting for the sender to send the secret");
     let waited = tokio::time::timeout(timeout, collect(&core, id, &mut events)).await;
     core.stop_sync();
     let revealed = match waited {
         Ok(Ok(revealed)) => revealed,
         Ok(Err(e)) if is_code(&e, ErrorCode::SecretExpired) => {
             print_json(&json!({"id": id, "status": "expired"}))?;
-            eprintln!("herald: the offer expired before the secret arrived");
+            crate::note!("herald: the offer expired before the secret arrived");
             return Ok(exit::CLOSED.into());
         }
         Ok(Err(e)) => return Err(e),
         Err(_) => {
             print_json(&json!({"id": id, "status": "waiting", "timedOut": true}))?;
-            eprintln!(
+            crate::note!(
                 "herald: stopped waiting; the offer stays open on this device. Resume with: {resume}"
             );
             return Ok(exit::TIMED_OUT.into());
@@ -73,7 +73,7 @@ pub async fn reveal(
     let path = file.path().display().to_string();
     file.finish(revealed.text.as_bytes())?;
     drop(revealed);
-    eprintln!("herald: wrote the secret of {id} to {path} (mode 0600)");
+    crate::note!("herald: wrote the secret of {id} to {path} (mode 0600)");
     print_json(&json!({"id": id, "status": "revealed"}))?;
     Ok(exit::OK.into())
 }

@@ -324,7 +324,7 @@ pub async fn send(args: SendArgs, path: &Path) -> Result<ExitCode> {
         })?;
     // Known from here on: an interrupted or timed-out offer is resumed, not duplicated.
     let resume = resume_command(&key, given_key);
-    eprintln!(
+    crate::note!(
         "herald: offered {} (idempotency key {key}) — waiting for a device to open it. If this stops, resume with: {resume}",
         record.id
     );
@@ -339,7 +339,7 @@ pub async fn send(args: SendArgs, path: &Path) -> Result<ExitCode> {
         OfferOutcome::Expired(_) => ("expired", exit::CLOSED),
     };
     let printed = if code == exit::TIMED_OUT {
-        eprintln!(
+        crate::note!(
             "herald: stopped waiting; the offer is still open. Resume by running the same command again with --idempotency-key {key}"
         );
         json!({"id": record.id, "status": status, "timedOut": true, "idempotencyKey": key})

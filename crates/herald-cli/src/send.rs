@@ -156,7 +156,7 @@ async fn ask_inner(args: AskArgs) -> Result<ExitCode> {
     let out = args.out.as_deref().map(OutFile::create).transpose()?;
     crate::attach::add_image_blocks(&client, &images, &mut message).await?;
     let record = client.ask(&message, opts).await?;
-    eprintln!("herald: sent {} — waiting for an answer", record.id);
+    crate::note!("herald: sent {} — waiting for an answer", record.id);
     finish(&client, &record.id, timeout, out, args.out_dir.as_deref()).await
 }
 
@@ -251,13 +251,13 @@ async fn finish(
                 (Some(secrets), Some(out)) => {
                     let path = out.path().display().to_string();
                     crate::secret::write_secrets(client, out, secrets).await?;
-                    eprintln!(
+                    crate::note!(
                         "herald: wrote the secret value(s) of {} to {path} (mode 0600)",
                         secrets.ids().collect::<Vec<_>>().join(", "),
                     );
                 }
                 (Some(_), None) => bail!("the answer has secret values but no --out was given"),
-                (None, Some(out)) => eprintln!(
+                (None, Some(out)) => crate::note!(
                     "herald: the answer holds no secret value; {} was not written",
                     out.path().display()
                 ),
@@ -275,7 +275,7 @@ async fn finish(
         }
         WaitOutcome::TimedOut => {
             print_json(&json!({"id": id, "status": "pending", "timedOut": true}))?;
-            eprintln!("herald: stopped waiting; the request is still open. Resume with: {resume}");
+            crate::note!("herald: stopped waiting; the request is still open. Resume with: {resume}");
             Ok(exit::TIMED_OUT.into())
         }
     }

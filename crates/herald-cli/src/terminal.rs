@@ -53,6 +53,17 @@ macro_rules! out {
     }};
 }
 
+/// Like `eprintln!`, but a write to standard error that fails (`2>/dev/full`, a closed
+/// pipe) is ignored: what goes to standard error is a note for the person, never a reason to
+/// panic or to stop a command halfway.
+#[macro_export]
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
 /// Single-line form of [`inert`] (titles, names, ids): also every zero-width, format or
 /// other invisible character the title rule refuses (`herald_protocol::text`) is shown as its
 /// escape, so a record cached before the rule, or sent by an older client, still cannot hide
