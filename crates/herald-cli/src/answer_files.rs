@@ -38,9 +38,10 @@ pub fn check_out_dir(out_dir: Option<&Path>, has_files: bool, what: &str) -> Res
 }
 
 /// Saves the answer's files in `out_dir` (recording each path in the answer) and reports
-/// them on standard error.
+/// them on standard error. `flags`: the relay and token flags to repeat in the hint.
 pub async fn save(
     client: &AgentClient,
+    flags: &str,
     answer: &mut AnswerOutput,
     out_dir: Option<&Path>,
 ) -> Result<()> {
@@ -49,7 +50,7 @@ pub async fn save(
     }
     let Some(dir) = out_dir else {
         crate::note!(
-            "herald: the answer has files; fetch them with: herald wait {} --out-dir DIR",
+            "herald: the answer has files; fetch them with: herald wait {}{flags} --out-dir DIR",
             answer.id
         );
         return Ok(());

@@ -57,6 +57,25 @@ pub struct AgentArgs {
     pub token_file: Option<PathBuf>,
 }
 
+impl AgentArgs {
+    /// ` --relay URL --token-file PATH` (each only when set, shell-quoted; empty when
+    /// neither is), for a resume hint that must reach the same relay with the same token.
+    /// The token itself is never repeated.
+    pub fn resume_flags(&self) -> String {
+        let mut flags = String::new();
+        if let Some(relay) = &self.relay {
+            flags.push_str(&format!(" --relay {}", crate::send::shell_word(relay)));
+        }
+        if let Some(path) = &self.token_file {
+            flags.push_str(&format!(
+                " --token-file {}",
+                crate::send::shell_word(&path.display().to_string())
+            ));
+        }
+        flags
+    }
+}
+
 #[derive(Args, Clone)]
 pub struct ContentArgs {
     /// Title (1–180 characters). Required unless `--json` gives one.
@@ -190,6 +209,20 @@ pub struct DataDirArgs {
     /// The headless device's data dir (default: ~/.local/share/herald-cli).
     #[arg(long, env = "HERALD_HOME")]
     pub data_dir: Option<PathBuf>,
+}
+
+impl DataDirArgs {
+    /// ` --data-dir DIR` (shell-quoted) when set, else empty: for a resume hint that must
+    /// open the same device.
+    pub fn resume_flags(&self) -> String {
+        match &self.data_dir {
+            Some(dir) => format!(
+                " --data-dir {}",
+                crate::send::shell_word(&dir.display().to_string())
+            ),
+            None => String::new(),
+        }
+    }
 }
 
 #[derive(Args)]

@@ -1,4 +1,5 @@
-//! Exit codes (docs/cli.md): scripts branch on these. After SIGINT or SIGTERM: 130 or 143
+//! Exit codes (docs/cli.md): scripts branch on these. After SIGINT, SIGTERM, SIGHUP or SIGQUIT: 130, 143, 129
+//! or 131
 //! ([`crate::interrupt`]).
 
 /// Success; for `ask`/`wait`: the request was answered (the answer is on stdout).

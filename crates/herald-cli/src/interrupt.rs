@@ -1,9 +1,10 @@
-//! SIGINT and SIGTERM (docs/cli.md, "Interruption"): the command runs as a task that main
-//! races against the two signals. On a signal the task is aborted, which drops its future
+//! SIGINT, SIGTERM, SIGHUP and SIGQUIT (docs/cli.md, "Interruption"): the command runs as a
+//! task that main races against the four signals. On a signal the task is aborted, which drops its future
 //! and with it every guard it holds — the pre-created `--out` file ([`crate::out_file`]),
 //! temporary downloads and uploads (herald-client's files) — exactly as an error would; then
-//! the resume hint the command registered with [`set_hint`] is printed and `herald` exits
-//! 130 (SIGINT) or 143 (SIGTERM).
+//! the resume hint the command registered with [`set_hint`] is printed (on standard error,
+//! which after a hang-up may go nowhere) and `herald` exits 130 (SIGINT), 143 (SIGTERM),
+//! 129 (SIGHUP: the terminal closed, `tmux kill-session`) or 131 (SIGQUIT, Ctrl-\\).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -13,6 +14,10 @@ use std::time::Duration;
 pub const EXIT_SIGINT: u8 = 130;
 /// Exit code after SIGTERM (128 + 15).
 pub const EXIT_SIGTERM: u8 = 143;
+/// Exit code after SIGHUP (128 + 1).
+pub const EXIT_SIGHUP: u8 = 129;
+/// Exit code after SIGQUIT (128 + 3).
+pub const EXIT_SIGQUIT: u8 = 131;
 
 /// How long an aborted command may take to reach its next await point and drop (a command
 /// inside another blocking call is left behind after this; one in a prompt at once).
@@ -53,6 +58,10 @@ pub enum Signal {
     Interrupt,
     /// SIGTERM.
     Terminate,
+    /// SIGHUP (the terminal was closed).
+    HangUp,
+    /// SIGQUIT (Ctrl-\\); no core dump.
+    Quit,
 }
 
 impl Signal {
@@ -60,25 +69,33 @@ impl Signal {
         match self {
             Signal::Interrupt => "SIGINT",
             Signal::Terminate => "SIGTERM",
+            Signal::HangUp => "SIGHUP",
+            Signal::Quit => "SIGQUIT",
         }
     }
 
-    /// 130 or 143.
+    /// 130, 143, 129 or 131.
     pub fn exit_code(self) -> u8 {
         match self {
             Signal::Interrupt => EXIT_SIGINT,
             Signal::Terminate => EXIT_SIGTERM,
+            Signal::HangUp => EXIT_SIGHUP,
+            Signal::Quit => EXIT_SIGQUIT,
         }
     }
 }
 
-/// Listens for SIGINT and SIGTERM from the moment it is made (the default handlers, which
+/// Listens for SIGINT, SIGTERM, SIGHUP and SIGQUIT from the moment it is made (the default handlers, which
 /// would end the process without cleaning up, are replaced).
 pub struct Signals {
     #[cfg(unix)]
     interrupt: tokio::signal::unix::Signal,
     #[cfg(unix)]
     terminate: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    hang_up: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    quit: tokio::signal::unix::Signal,
 }
 
 impl Signals {
@@ -90,6 +107,8 @@ impl Signals {
             Ok(Signals {
                 interrupt: signal(SignalKind::interrupt())?,
                 terminate: signal(SignalKind::terminate())?,
+                hang_up: signal(SignalKind::hangup())?,
+                quit: signal(SignalKind::quit())?,
             })
         }
         #[cfg(not(unix))]
@@ -102,6 +121,8 @@ impl Signals {
             tokio::select! {
                 _ = self.interrupt.recv() => Signal::Interrupt,
                 _ = self.terminate.recv() => Signal::Terminate,
+                _ = self.hang_up.recv() => Signal::HangUp,
+                _ = self.quit.recv() => Signal::Quit,
             }
         }
         #[cfg(not(unix))]

@@ -67,7 +67,7 @@ fn main() -> std::process::ExitCode {
     let signals = match runtime.block_on(async { interrupt::Signals::install() }) {
         Ok(signals) => signals,
         Err(e) => {
-            crate::note!("herald: cannot start: listening for SIGINT/SIGTERM: {e}");
+            crate::note!("herald: cannot start: listening for SIGINT/SIGTERM/SIGHUP/SIGQUIT: {e}");
             return exit::ERROR.into();
         }
     };

@@ -43,7 +43,9 @@ pub async fn reveal(
     }
     let file = OutFile::create(out)?;
     let resume = format!(
-        "herald inbox reveal {id} --out {}",
+        "herald inbox reveal {}{} --out {}",
+        crate::send::shell_word(id),
+        dir.resume_flags(),
         crate::send::shell_word(&out.display().to_string())
     );
     // Interrupted (SIGINT, SIGTERM), the file is removed and the offer stays open.

@@ -157,7 +157,15 @@ async fn ask_inner(args: AskArgs) -> Result<ExitCode> {
     crate::attach::add_image_blocks(&client, &images, &mut message).await?;
     let record = client.ask(&message, opts).await?;
     crate::note!("herald: sent {} — waiting for an answer", record.id);
-    finish(&client, &record.id, timeout, out, args.out_dir.as_deref()).await
+    finish(
+        &client,
+        &record.id,
+        &args.agent.resume_flags(),
+        timeout,
+        out,
+        args.out_dir.as_deref(),
+    )
+    .await
 }
 
 /// `herald wait ID`: resumes waiting for a request's answer.
@@ -193,7 +201,15 @@ async fn wait_inner(args: WaitArgs) -> Result<ExitCode> {
     let has_files = crate::answer_files::has_file_fields(&content);
     crate::answer_files::check_out_dir(args.out_dir.as_deref(), has_files, id.as_str())?;
     let out = args.out.as_deref().map(OutFile::create).transpose()?;
-    finish(&client, &id, timeout, out, args.out_dir.as_deref()).await
+    finish(
+        &client,
+        &id,
+        &args.agent.resume_flags(),
+        timeout,
+        out,
+        args.out_dir.as_deref(),
+    )
+    .await
 }
 
 /// `herald cancel ID`: prints `{id, status}`.
@@ -225,12 +241,14 @@ pub fn shell_word(word: &str) -> String {
 async fn finish(
     client: &AgentClient,
     id: &MessageId,
+    flags: &str,
     timeout: Option<std::time::Duration>,
     out: Option<OutFile>,
     out_dir: Option<&std::path::Path>,
 ) -> Result<ExitCode> {
-    // The resume hint names the same --out and --out-dir (an unwritten --out is removed).
-    let mut resume = format!("herald wait {id}");
+    // The resume hint names the same relay and token file (`flags`), --out and --out-dir (an
+    // unwritten --out is removed).
+    let mut resume = format!("herald wait {id}{flags}");
     if let Some(out) = &out {
         resume.push_str(&format!(
             " --out {}",
@@ -264,7 +282,7 @@ async fn finish(
                 (None, None) => {}
             }
             // Files go to --out-dir; the printed answer lists them with their paths.
-            crate::answer_files::save(client, &mut answer, out_dir).await?;
+            crate::answer_files::save(client, flags, &mut answer, out_dir).await?;
             // Secret fields print as {"secret": true}; their values are only in --out.
             print_json(&serde_json::to_value(&answer)?)?;
             Ok(exit::OK.into())

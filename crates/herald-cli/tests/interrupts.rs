@@ -1,4 +1,4 @@
-//! SIGINT and SIGTERM during `herald` commands that write temporary or pre-created files
+//! SIGINT, SIGTERM and SIGHUP during `herald` commands that write temporary or pre-created files
 //! (docs/cli.md, "Interruption"): real relay, real `herald` processes, real signals, then the
 //! directories are listed. Each child gets its own TMPDIR so leftovers of uploads show. The
 //! agent and the device reach the relay through a throttling TCP proxy (real bytes, slowed
@@ -140,6 +140,29 @@ impl Env {
         let mut cmd = self.device();
         cmd.env("HERALD_URL", &self.throttle.url)
             .env("HERALD_TOKEN", &self.token);
+        cmd
+    }
+
+    /// `sh -c "exec LINE"` with `herald` on PATH, this TMPDIR, and neither HERALD_URL,
+    /// HERALD_TOKEN nor HERALD_HOME: a printed hint must work as it is written.
+    fn shell(&self, line: &str) -> StdCommand {
+        let bin = assert_cmd::cargo::cargo_bin("herald");
+        let dir = bin.parent().expect("bin dir").to_owned();
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let mut dirs = vec![dir];
+        dirs.extend(std::env::split_paths(&path));
+        let mut cmd = StdCommand::new("sh");
+        cmd.arg("-c")
+            .arg(format!("exec {line}"))
+            .env("PATH", std::env::join_paths(dirs).expect("PATH"))
+            .env("TMPDIR", self.tmp.path())
+            .env("HOME", self.home.path())
+            .env("XDG_DATA_HOME", self.home.path().join("xdg-data"))
+            .env("XDG_CONFIG_HOME", self.home.path().join("xdg-config"))
+            .env_remove("HERALD_URL")
+            .env_remove("HERALD_TOKEN")
+            .env_remove("HERALD_HOME")
+            .stdin(Stdio::null());
         cmd
     }
 
@@ -443,16 +466,23 @@ fn signals_during_uploads_leave_nothing_in_tmpdir() {
     assert_eq!(code, Some(130));
 }
 
-/// `ask --out` waiting for the answer, SIGINT: the reserved 0600 file is removed, the hint
-/// names `--out`, exit 130; `wait --out` likewise with SIGTERM, exit 143; the resume then
+/// `ask --out` given `--relay` and `--token-file` (no environment), waiting for the answer,
+/// SIGINT: the reserved 0600 file is removed, the hint names `--relay`, `--token-file` and
+/// `--out`, exit 130. The hint, run literally by a shell, waits again; SIGHUP (the terminal
+/// closed) removes `--out` again and repeats the hint, exit 129; the hint run once more
 /// succeeds (no "already exists").
 #[test]
 fn signals_while_waiting_with_out_remove_it_and_the_resume_works() {
     let env = Env::start();
     let out = env.path("token");
+    let token_file = env.path("tok");
+    std::fs::write(&token_file, &env.token).unwrap();
+    std::fs::set_permissions(&token_file, std::fs::Permissions::from_mode(0o600)).unwrap();
     let mut asking = Running::spawn(
-        env.agent()
-            .args(["ask", "--title", "Token please", "--field", "token:secret"])
+        env.device()
+            .args(["ask", "--relay", &env.throttle.url, "--token-file"])
+            .arg(&token_file)
+            .args(["--title", "Token please", "--field", "token:secret"])
             .arg("--out")
             .arg(&out),
     );
@@ -463,23 +493,31 @@ fn signals_while_waiting_with_out_remove_it_and_the_resume_works() {
     assert_eq!(code, Some(130), "{stderr}");
     assert!(!out.exists(), "the reserved --out is removed");
     let id = env.wait_for_title("Token please");
-    let resume = format!("herald wait {id} --out {}", out.display());
+    let resume = format!(
+        "herald wait {id} --relay {} --token-file {} --out {}",
+        env.throttle.url,
+        token_file.display(),
+        out.display()
+    );
     assert!(stderr.contains(&resume), "hint {resume:?}: {stderr}");
+    assert!(!stderr.contains(&env.token), "the token is never shown");
+    let hint = hint_of(&stderr);
 
-    let waiting = Running::spawn(env.agent().args(["wait", &id]).arg("--out").arg(&out));
+    let waiting = Running::spawn(&mut env.shell(&hint));
     let deadline = Instant::now() + PATIENCE;
     while !out.exists() {
         assert!(Instant::now() < deadline, "wait reserves --out");
         std::thread::sleep(Duration::from_millis(10));
     }
     // The hint is registered right after the reservation, before the next await point.
-    waiting.kill(libc::SIGTERM);
+    waiting.kill(libc::SIGHUP);
     let (code, _, stderr) = waiting.finish();
-    assert_eq!(code, Some(143), "{stderr}");
+    assert_eq!(code, Some(129), "{stderr}");
     assert!(!out.exists(), "removed again");
+    assert!(stderr.contains("interrupted by SIGHUP"), "{stderr}");
     assert!(stderr.contains(&resume), "{stderr}");
 
-    let waiting = Running::spawn(env.agent().args(["wait", &id]).arg("--out").arg(&out));
+    let waiting = Running::spawn(&mut env.shell(&hint));
     let secret = env.path("value");
     std::fs::write(&secret, "s3cr3t-value").unwrap();
     let answered = run(env
@@ -490,6 +528,17 @@ fn signals_while_waiting_with_out_remove_it_and_the_resume_works() {
     let (code, _, stderr) = waiting.finish();
     assert_eq!(code, Some(0), "the resume collects the answer: {stderr}");
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "s3cr3t-value");
+}
+
+/// The command after `Resume with: ` on the last line that has one.
+fn hint_of(stderr: &str) -> String {
+    stderr
+        .lines()
+        .rev()
+        .find_map(|l| l.split("Resume with: ").nth(1))
+        .expect("a resume hint")
+        .trim()
+        .to_owned()
 }
 
 /// `send --secret-file` prints its idempotency key as soon as the offer is sent; SIGINT then
@@ -528,7 +577,10 @@ fn interrupted_secret_offer_and_reveal_hint_their_resume() {
     let out = env.path("revealed");
     let mut revealing = Running::spawn(
         env.device()
-            .args(["inbox", "reveal", &id, "--out"])
+            .env_remove("HERALD_HOME")
+            .args(["inbox", "reveal", &id, "--data-dir"])
+            .arg(env.home.path())
+            .arg("--out")
             .arg(&out),
     );
     revealing.wait_for_stderr("waiting for the sender");
@@ -537,20 +589,21 @@ fn interrupted_secret_offer_and_reveal_hint_their_resume() {
     let (code, _, stderr) = revealing.finish();
     assert_eq!(code, Some(143), "{stderr}");
     assert!(!out.exists(), "the reserved --out is removed");
-    let resume = format!("herald inbox reveal {id} --out {}", out.display());
+    let resume = format!(
+        "herald inbox reveal {id} --data-dir {} --out {}",
+        env.home.path().display(),
+        out.display()
+    );
     assert!(stderr.contains(&resume), "hint {resume:?}: {stderr}");
 
-    // Both resumes deliver the one offer.
+    // Both resumes deliver the one offer; the reveal's hint is run as it was printed.
     let sending = Running::spawn(
         env.agent()
             .args(["send", "--title", "Password", "--idempotency-key", &key])
             .arg("--secret-file")
             .arg(&secret),
     );
-    let revealed = run(env
-        .device()
-        .args(["inbox", "reveal", &id, "--timeout", "100s", "--out"])
-        .arg(&out));
+    let revealed = run(&mut env.shell(&format!("{} --timeout 100s", hint_of(&stderr))));
     assert_eq!(revealed.status.code(), Some(0), "{revealed:?}");
     let (code, stdout, stderr) = sending.finish();
     assert_eq!(code, Some(0), "{stderr}");
@@ -601,10 +654,7 @@ fn a_resumed_secret_offer_must_send_the_same_file() {
             .arg(&first),
     );
     let out = env.path("revealed");
-    let revealed = run(env
-        .device()
-        .args(["inbox", "reveal", &id, "--timeout", "100s", "--out"])
-        .arg(&out));
+    let revealed = run(&mut env.shell(&format!("{} --timeout 100s", hint_of(&stderr))));
     assert_eq!(revealed.status.code(), Some(0), "{revealed:?}");
     let (code, stdout, stderr) = same.finish();
     assert_eq!(code, Some(0), "{stderr}");
