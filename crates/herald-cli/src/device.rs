@@ -96,13 +96,22 @@ pub async fn device(args: DeviceArgs) -> Result<ExitCode> {
             let relay = config::device_relay(relay, "init")?;
             let core = open(&dir, name)?;
             let result = core.create_account(&relay).await?;
-            crate::out!("Account:      {}", result.account_id)?;
-            crate::out!("Safety code:  {}", result.safety_code)?;
-            crate::out!("")?;
-            crate::out!("Recovery key: {}", result.recovery_key)?;
-            crate::out!(
-                "Write the recovery key down and keep it safe: it is shown only this once."
-            )?;
+            let printed = (|| {
+                crate::out!("Account:      {}", result.account_id)?;
+                crate::out!("Safety code:  {}", result.safety_code)?;
+                crate::out!("")?;
+                crate::out!("Recovery key: {}", result.recovery_key)?;
+                crate::out!(
+                    "Write the recovery key down and keep it safe: it is shown only this once."
+                )
+            })();
+            crate::terminal::after_done(printed, || {
+                format!(
+                    "account {} was created with this device signed in, but its recovery key could not be shown (it is shown only once). For a new one, while the account is still empty: herald device reset --yes{}",
+                    result.account_id,
+                    dir.resume_flags()
+                )
+            })?;
             Ok(exit::OK.into())
         }
         other => crate::devices::run(other).await,
@@ -141,7 +150,15 @@ pub async fn connection(args: ConnectionArgs) -> Result<ExitCode> {
     match args.command {
         ConnectionCommand::Create { dir, name } => {
             let created = ready(&dir)?.create_connection(&name).await?;
-            crate::out!("{}", created.token)?;
+            crate::terminal::after_done(crate::out!("{}", created.token), || {
+                format!(
+                    "connection {} ({:?}) was created, but its token could not be shown (it is shown only once). Revoke it with: herald connection revoke {}{} — then create a new one",
+                    created.id,
+                    created.name,
+                    created.id,
+                    dir.resume_flags()
+                )
+            })?;
             crate::note!(
                 "Connection {:?} created ({}). The token above is shown once.",
                 created.name, created.id
@@ -325,7 +342,10 @@ pub async fn inbox(args: InboxArgs) -> Result<ExitCode> {
                     },
                 )
                 .await?;
-            crate::out!("Answered: {}", line(&view.summary.title))?;
+            crate::terminal::after_done(
+                crate::out!("Answered: {}", line(&view.summary.title)),
+                || format!("{id} was answered (the answer is sent), but this could not be shown"),
+            )?;
         }
     }
     Ok(exit::OK.into())

@@ -142,7 +142,10 @@ pub async fn run(command: DeviceCommand) -> Result<ExitCode> {
                     );
                 }
             };
-            crate::out!("Approved: {} ({})", line(&device.name), device.id)?;
+            crate::terminal::after_done(
+                crate::out!("Approved: {} ({})", line(&device.name), device.id),
+                || format!("device {} was approved, but this could not be shown", device.id),
+            )?;
         }
         DeviceCommand::List { dir, json } => {
             let devices = ready(&dir)?.devices().await?;
@@ -196,11 +199,20 @@ pub async fn run(command: DeviceCommand) -> Result<ExitCode> {
                 bail!("reset deletes every message, file and connection and signs every other device out; run again with --yes to confirm");
             }
             let result = ready(&dir)?.reset_account().await?;
-            crate::out!("Account:      {}", result.account_id)?;
-            crate::out!("Safety code:  {}", result.safety_code)?;
-            crate::out!("")?;
-            crate::out!("Recovery key: {}", result.recovery_key)?;
-            crate::out!("Write the new recovery key down: it is shown only this once. Other devices must unlock again.")?;
+            let printed = (|| {
+                crate::out!("Account:      {}", result.account_id)?;
+                crate::out!("Safety code:  {}", result.safety_code)?;
+                crate::out!("")?;
+                crate::out!("Recovery key: {}", result.recovery_key)?;
+                crate::out!("Write the new recovery key down: it is shown only this once. Other devices must unlock again.")
+            })();
+            crate::terminal::after_done(printed, || {
+                format!(
+                    "account {} was reset, but its new recovery key could not be shown (it is shown only once). For another one: herald device reset --yes{}",
+                    result.account_id,
+                    dir.resume_flags()
+                )
+            })?;
         }
     }
     Ok(exit::OK.into())

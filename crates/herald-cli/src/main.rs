@@ -34,7 +34,10 @@ fn main() -> std::process::ExitCode {
                 _ if e.use_stderr() => exit::ERROR.into(),
                 // `--help` or `--version` into a full disk or a closed pipe.
                 Err(io) => {
-                    crate::note!("herald: {}", terminal::StdoutError(io));
+                    let failed = terminal::StdoutError(io);
+                    if !failed.is_broken_pipe() {
+                        crate::note!("herald: {failed}");
+                    }
                     exit::ERROR.into()
                 }
                 Ok(()) => exit::OK.into(),
@@ -105,6 +108,15 @@ fn main() -> std::process::ExitCode {
     };
     match result {
         Ok(code) => code,
+        // A closed pipe (`| head`) is the reader's choice: exit 1 without a word. What was
+        // done and cannot be shown again says so anyway (`terminal::after_done`).
+        Err(e)
+            if e
+                .downcast_ref::<terminal::StdoutError>()
+                .is_some_and(terminal::StdoutError::is_broken_pipe) =>
+        {
+            exit::ERROR.into()
+        }
         Err(e) => {
             crate::note!("herald: {e:#}");
             exit::ERROR.into()

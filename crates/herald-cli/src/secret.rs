@@ -346,6 +346,9 @@ pub async fn send(args: SendArgs, path: &Path) -> Result<ExitCode> {
     } else {
         json!({"id": record.id, "status": status})
     };
-    crate::out!("{}", serde_json::to_string_pretty(&printed)?)?;
+    crate::terminal::after_done(
+        crate::out!("{}", serde_json::to_string_pretty(&printed)?),
+        || format!("secret offer {} is {status}, but this could not be printed", record.id),
+    )?;
     Ok(code.into())
 }

@@ -77,8 +77,11 @@ async fn send_message(args: SendArgs) -> Result<ExitCode> {
     let mut message = message;
     crate::attach::add_image_blocks(&client, &images, &mut message).await?;
     let record = client.send(&message, opts).await?;
-    print_json(
-        &json!({"id": record.id, "revision": record.revision, "status": record.status, "createdAt": record.created_at}),
+    crate::terminal::after_done(
+        print_json(
+            &json!({"id": record.id, "revision": record.revision, "status": record.status, "createdAt": record.created_at}),
+        ),
+        || format!("message {} was sent, but its record could not be printed", record.id),
     )?;
     Ok(exit::OK.into())
 }
@@ -220,7 +223,10 @@ pub async fn cancel(args: CancelArgs) -> Result<ExitCode> {
         .cancel(&id)
         .await
         .map_err(|e| crate::hints::agent(e.into(), Some(id.as_str())))?;
-    print_json(&json!({"id": record.id, "status": record.status}))?;
+    crate::terminal::after_done(
+        print_json(&json!({"id": record.id, "status": record.status})),
+        || format!("request {} was cancelled (or had closed), but this could not be printed", record.id),
+    )?;
     Ok(exit::OK.into())
 }
 
@@ -284,15 +290,22 @@ async fn finish(
             // Files go to --out-dir; the printed answer lists them with their paths.
             crate::answer_files::save(client, flags, &mut answer, out_dir).await?;
             // Secret fields print as {"secret": true}; their values are only in --out.
-            print_json(&serde_json::to_value(&answer)?)?;
+            crate::terminal::after_done(print_json(&serde_json::to_value(&answer)?), || {
+                format!("request {id} was answered, but the answer could not be printed (its secret values, if any, were handed over once, to --out)")
+            })?;
             Ok(exit::OK.into())
         }
         WaitOutcome::Closed(status) => {
-            print_json(&json!({"id": id, "status": status}))?;
+            crate::terminal::after_done(print_json(&json!({"id": id, "status": status})), || {
+                format!("request {id} closed unanswered ({}), but this could not be printed", json!(status))
+            })?;
             Ok(exit::CLOSED.into())
         }
         WaitOutcome::TimedOut => {
-            print_json(&json!({"id": id, "status": "pending", "timedOut": true}))?;
+            crate::terminal::after_done(
+                print_json(&json!({"id": id, "status": "pending", "timedOut": true})),
+                || format!("request {id} is still open, but this could not be printed. Resume with: {resume}"),
+            )?;
             crate::note!("herald: stopped waiting; the request is still open. Resume with: {resume}");
             Ok(exit::TIMED_OUT.into())
         }

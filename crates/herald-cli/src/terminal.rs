@@ -42,6 +42,33 @@ impl std::fmt::Display for StdoutError {
 
 impl std::error::Error for StdoutError {}
 
+impl StdoutError {
+    /// A closed pipe (`herald inbox list | head -1`): the reader wanted no more; `herald`
+    /// stops quietly (exit 1, no message).
+    pub fn is_broken_pipe(&self) -> bool {
+        self.0.kind() == std::io::ErrorKind::BrokenPipe
+    }
+}
+
+/// `printed`, the result of printing what follows a step that cannot be undone (a created
+/// connection's one-time token, a sent message's record, a new recovery key): when standard
+/// output failed — a full disk or a closed pipe alike — the error says `done` (what happened
+/// and what to do now) instead, so it reaches standard error even where a plain closed pipe
+/// stays quiet.
+pub fn after_done(
+    printed: anyhow::Result<()>,
+    done: impl FnOnce() -> String,
+) -> anyhow::Result<()> {
+    printed.map_err(|e| match e.downcast_ref::<StdoutError>() {
+        Some(out) => anyhow::anyhow!(
+            "{}; standard output could not be written ({})",
+            done(),
+            out.0
+        ),
+        None => e,
+    })
+}
+
 /// Like `println!`, but evaluates to `Result<(), anyhow::Error>`: a write that fails (a full
 /// disk, a closed pipe) is a [`StdoutError`] for `?`, never a panic.
 #[macro_export]

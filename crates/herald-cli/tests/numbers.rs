@@ -1,8 +1,10 @@
 //! Numbers and output the real `herald` binary must survive (issue 15, "Panics and
 //! wrap-around"): durations too large for any arithmetic are refused naming the flag and its
 //! range (never a panic, never wrapped into a small one), and a standard output that cannot
-//! be written (`> /dev/full`, a closed pipe) ends the command with exit 1 and a message, not
-//! a panic (exit 101).
+//! be written (`> /dev/full`) ends the command with exit 1 and a message, not a panic
+//! (exit 101); a closed pipe (`| head -1`) ends it with exit 1 and no message — except after
+//! a step that cannot be undone (a created connection, a sent message), which stderr names
+//! with what to do. A standard error that cannot be written is ignored (never exit 101).
 
 mod common;
 
@@ -158,17 +160,72 @@ fn a_full_stdout_is_an_error_not_a_panic() {
             &args.join(" "),
         );
     }
-    // The agent side too: the record of a sent message.
+    // The agent side too: the record of a sent message names the message sent.
     let out = agent(&s)
         .args(["send", "--title", "To a full disk"])
         .stdout(Stdio::from(full()))
         .output()
         .unwrap();
-    refused(&out, &["cannot write to standard output"], "send");
+    refused(
+        &out,
+        &["message msg_", "was sent", "could not be written", "No space left"],
+        "send",
+    );
+
+    // A connection whose one-time token was lost says it exists and how to revoke it; the
+    // command it names works as written.
+    let out = herald(s.home.path())
+        .args(["connection", "create", "--name", "lost"])
+        .stdout(Stdio::from(full()))
+        .output()
+        .unwrap();
+    refused(
+        &out,
+        &["connection con_", "was created", "token could not be shown"],
+        "connection create",
+    );
+    let err = stderr(&out);
+    let revoke = err
+        .split("Revoke it with: ")
+        .nth(1)
+        .and_then(|rest| rest.split(" — ").next())
+        .expect("the revoke command");
+    let words: Vec<&str> = revoke.split_whitespace().collect();
+    assert_eq!(&words[..3], ["herald", "connection", "revoke"], "{err}");
+    let revoked = run(herald(s.home.path()).args(&words[1..]));
+    assert!(revoked.status.success(), "{revoked:?}");
+    assert!(stderr(&revoked).contains("revoked"), "{revoked:?}");
+}
+
+/// A standard error that cannot be written (`2>/dev/full`) changes nothing: a refused
+/// command exits 1, an `ask` that timed out 3 — never 101.
+#[test]
+#[cfg(target_os = "linux")]
+fn a_full_stderr_is_ignored() {
+    let s = setup();
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    let out = agent(&s)
+        .args(["send", "--title", ""])
+        .stderr(Stdio::from(full()))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let out = agent(&s)
+        .args(["ask", "--title", "Quiet", "--action", "ok:OK", "--timeout", "1s"])
+        .stderr(Stdio::from(full()))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "timed out, its JSON on stdout: {out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("timedOut"), "{out:?}");
 }
 
 #[test]
-fn a_closed_pipe_is_an_error_not_a_panic() {
+fn a_closed_pipe_is_quiet_unless_something_was_done() {
     let s = device_with_a_message();
     let mut child = herald(s.home.path())
         .args(["inbox", "list"])
@@ -179,9 +236,21 @@ fn a_closed_pipe_is_an_error_not_a_panic() {
     // The reader goes away before herald writes (it opens its data dir and syncs first).
     drop(child.stdout.take());
     let out = child.wait_with_output().unwrap();
+    refused(&out, &[], "closed pipe");
+    assert_eq!(stderr(&out), "", "a closed pipe is quiet");
+
+    // After a step that cannot be undone, the note is printed all the same.
+    let mut child = herald(s.home.path())
+        .args(["connection", "create", "--name", "piped"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
     refused(
         &out,
-        &["cannot write to standard output", "Broken pipe"],
-        "closed pipe",
+        &["connection con_", "was created", "herald connection revoke con_"],
+        "closed pipe after connection create",
     );
 }
