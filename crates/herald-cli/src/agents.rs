@@ -158,11 +158,13 @@ pub async fn agent_key(args: AgentKeyArgs) -> Result<ExitCode> {
             })?;
             crate::note!(
                 "Agent key {:?} created ({}). The key above is shown once.",
-                created.name, created.id
+                created.name,
+                created.id
             );
             crate::note!(
                 "Agents send it as `Authorization: Bearer <key>` to {}/v1/... and {}/mcp",
-                created.relay_url, created.relay_url
+                created.relay_url,
+                created.relay_url
             );
         }
         AgentKeyCommand::List { dir } => {
@@ -174,6 +176,7 @@ pub async fn agent_key(args: AgentKeyArgs) -> Result<ExitCode> {
             crate::hints::revoked(
                 ready(&dir)?.revoke_agent_key(&id).await,
                 &format!("agent key {id}"),
+                &format!("herald agent-key list{}", dir.resume_flags()),
             )?;
             crate::note!("Agent key {id} revoked: it no longer works.");
         }
@@ -185,6 +188,7 @@ pub async fn agent_key(args: AgentKeyArgs) -> Result<ExitCode> {
 pub async fn connector(args: ConnectorArgs) -> Result<ExitCode> {
     match args.command {
         ConnectorCommand::Approve { dir, code, name } => {
+            check_user_code(&code)?;
             let c = ready(&dir)?
                 .approve_connector(&code, name.as_deref())
                 .await?;
@@ -195,6 +199,7 @@ pub async fn connector(args: ConnectorArgs) -> Result<ExitCode> {
             );
         }
         ConnectorCommand::Deny { dir, code } => {
+            check_user_code(&code)?;
             ready(&dir)?.deny_connector(&code).await?;
             crate::note!("Connector denied.");
         }
@@ -219,6 +224,7 @@ pub async fn connector(args: ConnectorArgs) -> Result<ExitCode> {
             crate::hints::revoked(
                 ready(&dir)?.revoke_connector(&id).await,
                 &format!("connector {id}"),
+                &format!("herald connector list{}", dir.resume_flags()),
             )?;
             crate::note!("Connector {id} revoked: its token no longer works.");
         }
@@ -237,7 +243,9 @@ pub async fn notifications(args: NotificationsArgs) -> Result<ExitCode> {
                 crate::out!("{}", serde_json::to_string_pretty(&list)?)?;
                 return Ok(exit::OK.into());
             }
-            crate::note!("Notifications are not end-to-end encrypted: the relay saw them in transit.");
+            crate::note!(
+                "Notifications are not end-to-end encrypted: the relay saw them in transit."
+            );
             let mut any = false;
             for n in list {
                 let mut flags = Vec::new();
@@ -287,14 +295,45 @@ pub async fn notifications(args: NotificationsArgs) -> Result<ExitCode> {
     Ok(exit::OK.into())
 }
 
+/// A connector's user code as typed (`BCDF-GHJK`, any case, dashes and spaces ignored):
+/// 8 letters of [`USER_CODE_ALPHABET`] — consonants only, so `ABCD-EFGH`, 8 letters with
+/// vowels, is refused naming the letters that cannot occur.
+///
+/// [`USER_CODE_ALPHABET`]: herald_protocol::agents::USER_CODE_ALPHABET
+fn check_user_code(typed: &str) -> Result<()> {
+    use herald_protocol::agents::{normalize_user_code, USER_CODE_ALPHABET, USER_CODE_LEN};
+    if normalize_user_code(typed).is_some() {
+        return Ok(());
+    }
+    let letters: String = typed
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '-')
+        .map(|c| c.to_ascii_uppercase())
+        .collect();
+    let alphabet = String::from_utf8_lossy(USER_CODE_ALPHABET);
+    let foreign: String = letters.chars().filter(|c| !alphabet.contains(*c)).collect();
+    let why = if letters.chars().count() != USER_CODE_LEN {
+        format!(
+            "it has {} letters, not {USER_CODE_LEN}",
+            letters.chars().count()
+        )
+    } else {
+        format!("{foreign:?} cannot occur in one")
+    };
+    anyhow::bail!(
+        "{typed:?} is not a connector user code: {why}. A user code is {USER_CODE_LEN} letters from {alphabet} (consonants without look-alikes; no vowels, no digits), shown as XXXX-XXXX: copy it from the connector's screen"
+    )
+}
+
 /// The reply text from `--text`, `--text-file`, or stdin; one trailing newline is dropped.
 fn reply_text(text: Option<String>, file: Option<std::path::PathBuf>) -> Result<String> {
     use anyhow::Context;
     use std::io::Read;
     let mut text = match (text, file) {
         (Some(t), _) => t,
-        (None, Some(path)) => std::fs::read_to_string(&path)
-            .with_context(|| format!("reading the reply from {}", path.display()))?,
+        // `-` is standard input, as for every other file flag.
+        (None, Some(path)) => crate::content::read_text(&path)
+            .with_context(|| format!("reading the reply from --text-file {}", path.display()))?,
         (None, None) => {
             let mut t = String::new();
             std::io::stdin()

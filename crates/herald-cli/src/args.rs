@@ -57,13 +57,23 @@ pub struct AgentArgs {
     pub token_file: Option<PathBuf>,
 }
 
+/// Whether `flag` (`--relay`) was given as an argument (`--relay URL` or `--relay=URL`)
+/// rather than filled in from its environment variable.
+fn on_command_line(flag: &str) -> bool {
+    std::env::args_os().skip(1).any(|a| {
+        a.to_str()
+            .is_some_and(|a| a == flag || a.strip_prefix(flag).is_some_and(|r| r.starts_with('=')))
+    })
+}
+
 impl AgentArgs {
-    /// ` --relay URL --token-file PATH` (each only when set, shell-quoted; empty when
-    /// neither is), for a resume hint that must reach the same relay with the same token.
-    /// The token itself is never repeated.
+    /// ` --relay URL --token-file PATH` (each only when given on the command line,
+    /// shell-quoted; empty when neither was), for a resume hint that must reach the same
+    /// relay with the same token. The token itself is never repeated; HERALD_URL is not
+    /// either (the resume runs in the same environment).
     pub fn resume_flags(&self) -> String {
         let mut flags = String::new();
-        if let Some(relay) = &self.relay {
+        if let Some(relay) = self.relay.as_ref().filter(|_| on_command_line("--relay")) {
             flags.push_str(&format!(" --relay {}", crate::send::shell_word(relay)));
         }
         if let Some(path) = &self.token_file {
@@ -212,10 +222,14 @@ pub struct DataDirArgs {
 }
 
 impl DataDirArgs {
-    /// ` --data-dir DIR` (shell-quoted) when set, else empty: for a resume hint that must
-    /// open the same device.
+    /// ` --data-dir DIR` (shell-quoted) when given on the command line (not from
+    /// HERALD_HOME), else empty: for a resume hint that must open the same device.
     pub fn resume_flags(&self) -> String {
-        match &self.data_dir {
+        match self
+            .data_dir
+            .as_ref()
+            .filter(|_| on_command_line("--data-dir"))
+        {
             Some(dir) => format!(
                 " --data-dir {}",
                 crate::send::shell_word(&dir.display().to_string())

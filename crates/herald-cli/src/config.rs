@@ -130,10 +130,12 @@ pub fn parse_duration(flag: &str, text: &str, min: Duration, max: Duration) -> R
         "m" => 60,
         "h" => 3600,
         "d" => 86_400,
-        _ => bail!("{flag} {text:?}: unknown unit {unit:?} (use s, m, h or d, e.g. 90s, 10m, 2h)"),
+        // `-1s`, `1.5h`: no digits first, or more than the one unit letter after them.
+        _ if number.is_empty() => bail!("{flag} {text:?} is not a duration: a duration is a positive whole number with a unit, like 90s, 10m, 2h or 1d"),
+        _ => bail!("{flag} {text:?}: unknown unit {unit:?} (a duration is a positive whole number with a unit: s, m, h or d, e.g. 90s, 10m, 2h)"),
     };
     if number.is_empty() {
-        bail!("{flag} {text:?} is not a duration like 90s, 10m or 2h");
+        bail!("{flag} {text:?} is not a duration: a duration is a positive whole number with a unit, like 90s, 10m, 2h or 1d");
     }
     // All digits: a parse error is an overflow of u64.
     let secs = number

@@ -66,10 +66,11 @@ pub(crate) const REACH: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// Syncs with the relay when it answers within [`REACH`]; when it does not (down, hung, a
 /// 5xx), says so on stderr with when this device last synced, and goes on with the cache.
-/// Other errors (a signed-out device) are returned.
-pub(crate) async fn sync_or_cached(core: &Core) -> Result<()> {
+/// Other errors (a signed-out device) are returned. `Ok(true)`: synced; `Ok(false)`: the
+/// cache alone.
+pub(crate) async fn sync_or_cached(core: &Core) -> Result<bool> {
     let e = match core.sync_within(REACH).await {
-        Ok(_) => return Ok(()),
+        Ok(_) => return Ok(true),
         Err(e) => e,
     };
     let unreachable = match &e {
@@ -86,7 +87,7 @@ pub(crate) async fn sync_or_cached(core: &Core) -> Result<()> {
     };
     crate::note!("herald: {e}");
     crate::note!("herald: the relay is unreachable: showing what this device has cached ({last}); check that the relay is running (`herald whoami` shows its URL)");
-    Ok(())
+    Ok(false)
 }
 
 /// `herald device …`.
@@ -161,7 +162,8 @@ pub async fn connection(args: ConnectionArgs) -> Result<ExitCode> {
             })?;
             crate::note!(
                 "Connection {:?} created ({}). The token above is shown once.",
-                created.name, created.id
+                created.name,
+                created.id
             );
             crate::note!(
                 "Give it to the agent as HERALD_TOKEN (or a 0600 file), with HERALD_URL={}",
@@ -172,6 +174,7 @@ pub async fn connection(args: ConnectionArgs) -> Result<ExitCode> {
             crate::hints::revoked(
                 ready(&dir)?.revoke_connection(&id).await,
                 &format!("connection {id}"),
+                &format!("herald connection list{}", dir.resume_flags()),
             )?;
             crate::note!("Connection {id} revoked: its token no longer works.");
         }
@@ -248,8 +251,13 @@ pub async fn inbox(args: InboxArgs) -> Result<ExitCode> {
         }
         InboxCommand::Show { dir, id, json } => {
             let core = ready(&dir)?;
-            crate::device::sync_or_cached(&core).await?;
-            let view = core.message(&id).await?;
+            let synced = crate::device::sync_or_cached(&core).await?;
+            let view = match core.message(&id).await {
+                Err(e) if !synced && e.code() == herald_protocol::ErrorCode::NotFound.as_str() => {
+                    bail!("{id} is not in this device's cache, and the relay is unreachable, so it cannot be fetched: check the id (`herald inbox list` shows what is cached), or try again once the relay answers")
+                }
+                other => other?,
+            };
             core.mark_read(&id).await?;
             if json {
                 crate::out!("{}", serde_json::to_string_pretty(&view)?)?;

@@ -144,7 +144,12 @@ pub async fn run(command: DeviceCommand) -> Result<ExitCode> {
             };
             crate::terminal::after_done(
                 crate::out!("Approved: {} ({})", line(&device.name), device.id),
-                || format!("device {} was approved, but this could not be shown", device.id),
+                || {
+                    format!(
+                        "device {} was approved, but this could not be shown",
+                        device.id
+                    )
+                },
             )?;
         }
         DeviceCommand::List { dir, json } => {

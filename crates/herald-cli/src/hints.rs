@@ -25,11 +25,14 @@ pub const SIGNED_OUT: &str = "this device is signed out (401 unauthorized): it w
 pub const DEVICE_LIMIT: &str = "this account already has 100 devices, the most it may hold (409 device_limit_reached). Revoke one you no longer use first: on an unlocked device run `herald device list`, then `herald device revoke ID` (or use Settings → Devices in the desktop app), then try again";
 
 /// A revocation's result: `already_revoked` from the relay says so plainly, naming `what`
-/// (`connection con_…`).
-pub fn revoked<T>(result: herald_client::Result<T>, what: &str) -> anyhow::Result<T> {
+/// (`connection con_…`); `not_found` says no such `what` exists and names `list`, the
+/// command that lists the existing ones (`herald connection list`).
+pub fn revoked<T>(result: herald_client::Result<T>, what: &str, list: &str) -> anyhow::Result<T> {
     result.map_err(|e| {
         if e.code() == ErrorCode::AlreadyRevoked.as_str() {
             anyhow::anyhow!("{what} was already revoked (409 already_revoked): it no longer works; nothing changed")
+        } else if e.code() == ErrorCode::NotFound.as_str() {
+            anyhow::anyhow!("there is no {what} on this account (404 not_found): check the id; `{list}` lists the existing ones")
         } else {
             e.into()
         }

@@ -111,8 +111,7 @@ fn main() -> std::process::ExitCode {
         // A closed pipe (`| head`) is the reader's choice: exit 1 without a word. What was
         // done and cannot be shown again says so anyway (`terminal::after_done`).
         Err(e)
-            if e
-                .downcast_ref::<terminal::StdoutError>()
+            if e.downcast_ref::<terminal::StdoutError>()
                 .is_some_and(terminal::StdoutError::is_broken_pipe) =>
         {
             exit::ERROR.into()

@@ -315,7 +315,7 @@ pub async fn send(args: SendArgs, path: &Path) -> Result<ExitCode> {
             if given_key && crate::hints::is(&e, herald_protocol::ErrorCode::IdempotencyConflict)
             {
                 anyhow::anyhow!(
-                    "--idempotency-key {key} was used for an offer of a different secret (or another title, body or --reply-to): a resumed offer must send the same file unchanged, and {} differs. Resume with the file first offered, or offer this one as a new offer (without --idempotency-key)",
+                    "--idempotency-key {key} was used for a different offer: the secret file ({}), --title, the body or --reply-to differ from the first offer under this key. A resumed offer repeats the first command unchanged (same file, same flags); or send this one as a new offer (without --idempotency-key)",
                     path.display()
                 )
             } else {
@@ -348,7 +348,12 @@ pub async fn send(args: SendArgs, path: &Path) -> Result<ExitCode> {
     };
     crate::terminal::after_done(
         crate::out!("{}", serde_json::to_string_pretty(&printed)?),
-        || format!("secret offer {} is {status}, but this could not be printed", record.id),
+        || {
+            format!(
+                "secret offer {} is {status}, but this could not be printed",
+                record.id
+            )
+        },
     )?;
     Ok(code.into())
 }

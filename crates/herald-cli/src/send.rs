@@ -81,7 +81,12 @@ async fn send_message(args: SendArgs) -> Result<ExitCode> {
         print_json(
             &json!({"id": record.id, "revision": record.revision, "status": record.status, "createdAt": record.created_at}),
         ),
-        || format!("message {} was sent, but its record could not be printed", record.id),
+        || {
+            format!(
+                "message {} was sent, but its record could not be printed",
+                record.id
+            )
+        },
     )?;
     Ok(exit::OK.into())
 }
@@ -225,7 +230,12 @@ pub async fn cancel(args: CancelArgs) -> Result<ExitCode> {
         .map_err(|e| crate::hints::agent(e.into(), Some(id.as_str())))?;
     crate::terminal::after_done(
         print_json(&json!({"id": record.id, "status": record.status})),
-        || format!("request {} was cancelled (or had closed), but this could not be printed", record.id),
+        || {
+            format!(
+                "request {} was cancelled (or had closed), but this could not be printed",
+                record.id
+            )
+        },
     )?;
     Ok(exit::OK.into())
 }
@@ -297,16 +307,23 @@ async fn finish(
         }
         WaitOutcome::Closed(status) => {
             crate::terminal::after_done(print_json(&json!({"id": id, "status": status})), || {
-                format!("request {id} closed unanswered ({}), but this could not be printed", json!(status))
+                format!(
+                    "request {id} closed unanswered ({}), but this could not be printed",
+                    json!(status)
+                )
             })?;
             Ok(exit::CLOSED.into())
         }
         WaitOutcome::TimedOut => {
             crate::terminal::after_done(
                 print_json(&json!({"id": id, "status": "pending", "timedOut": true})),
-                || format!("request {id} is still open, but this could not be printed. Resume with: {resume}"),
+                || {
+                    format!("request {id} is still open, but this could not be printed. Resume with: {resume}")
+                },
             )?;
-            crate::note!("herald: stopped waiting; the request is still open. Resume with: {resume}");
+            crate::note!(
+                "herald: stopped waiting; the request is still open. Resume with: {resume}"
+            );
             Ok(exit::TIMED_OUT.into())
         }
     }

@@ -638,13 +638,26 @@ fn a_resumed_secret_offer_must_send_the_same_file() {
     let stderr = String::from_utf8_lossy(&other.stderr).into_owned();
     assert_eq!(other.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains(&key) && stderr.contains("different secret"),
+        stderr.contains(&key) && stderr.contains("differ from the first offer"),
         "{stderr}"
     );
     assert!(stderr.contains(&second.display().to_string()), "{stderr}");
     assert!(
         !stderr.contains("secret-value"),
         "never the secret: {stderr}"
+    );
+    // The same file under another title: the message names the title as a possible cause,
+    // not only the file.
+    let retitled = run(env
+        .agent()
+        .args(["send", "--title", "Other", "--idempotency-key", &key])
+        .args(["--timeout", "1s", "--secret-file"])
+        .arg(&first));
+    let err = String::from_utf8_lossy(&retitled.stderr).into_owned();
+    assert_eq!(retitled.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("--title") && err.contains("differ from the first offer"),
+        "{err}"
     );
 
     let same = Running::spawn(
@@ -654,7 +667,10 @@ fn a_resumed_secret_offer_must_send_the_same_file() {
             .arg(&first),
     );
     let out = env.path("revealed");
-    let revealed = run(&mut env.shell(&format!("{} --timeout 100s", hint_of(&stderr))));
+    let revealed = run(env
+        .device()
+        .args(["inbox", "reveal", &id, "--timeout", "100s", "--out"])
+        .arg(&out));
     assert_eq!(revealed.status.code(), Some(0), "{revealed:?}");
     let (code, stdout, stderr) = same.finish();
     assert_eq!(code, Some(0), "{stderr}");

@@ -168,7 +168,12 @@ fn a_full_stdout_is_an_error_not_a_panic() {
         .unwrap();
     refused(
         &out,
-        &["message msg_", "was sent", "could not be written", "No space left"],
+        &[
+            "message msg_",
+            "was sent",
+            "could not be written",
+            "No space left",
+        ],
         "send",
     );
 
@@ -216,12 +221,27 @@ fn a_full_stderr_is_ignored() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let out = agent(&s)
-        .args(["ask", "--title", "Quiet", "--action", "ok:OK", "--timeout", "1s"])
+        .args([
+            "ask",
+            "--title",
+            "Quiet",
+            "--action",
+            "ok:OK",
+            "--timeout",
+            "1s",
+        ])
         .stderr(Stdio::from(full()))
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(3), "timed out, its JSON on stdout: {out:?}");
-    assert!(String::from_utf8_lossy(&out.stdout).contains("timedOut"), "{out:?}");
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "timed out, its JSON on stdout: {out:?}"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("timedOut"),
+        "{out:?}"
+    );
 }
 
 #[test]
@@ -250,7 +270,11 @@ fn a_closed_pipe_is_quiet_unless_something_was_done() {
     let out = child.wait_with_output().unwrap();
     refused(
         &out,
-        &["connection con_", "was created", "herald connection revoke con_"],
+        &[
+            "connection con_",
+            "was created",
+            "herald connection revoke con_",
+        ],
         "closed pipe after connection create",
     );
 }

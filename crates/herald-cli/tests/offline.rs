@@ -72,6 +72,16 @@ fn inbox_reads_the_cache_when_the_relay_is_stopped_or_hung() {
     assert_eq!(cached[0]["id"], id.as_str(), "the cached message: {cached}");
     let show = offline(home.path(), &["inbox", "show", &id], &url);
     assert!(text(&show.stdout).contains("cached body"), "shown in full");
+    // Not in the cache: it says so, and that the relay could not be asked.
+    let missing =
+        run(herald(home.path()).args(["inbox", "show", "msg_00000000000000000000000000"]));
+    let err = text(&missing.stderr);
+    assert_eq!(missing.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("msg_00000000000000000000000000 is not in this device's cache")
+            && err.contains("the relay is unreachable"),
+        "{err}"
+    );
 
     // Hung: the port accepts connections (the kernel completes them) and never answers.
     let hung = TcpListener::bind(&addr).expect("the relay's port is free again");

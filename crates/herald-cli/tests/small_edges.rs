@@ -276,6 +276,73 @@ fn revoking_twice_says_it_was_already_revoked() {
     fails_with(&revoke(), &[&key, "already revoked"], "agent key twice");
 }
 
+/// Errors that named no id or gave advice that did not fit: an unknown id to revoke names the
+/// id and the command that lists the existing ones; a duration with a sign says what a
+/// duration is; a user code with vowels says why it is not one (not "has 8 letters");
+/// `notifications reply --text-file -` reads standard input, not a file named `-`.
+#[test]
+fn wording_names_the_thing_and_what_to_do() {
+    let s = setup();
+    let con = "con_aaaaaaaaaaaaaaaaaaaaaaaaaa";
+    let out = run(herald(s.home.path()).args(["connection", "revoke", con]));
+    fails_with(
+        &out,
+        &[con, "no connection", "`herald connection list` lists"],
+        "unknown connection",
+    );
+    let agk = "agk_aaaaaaaaaaaaaaaaaaaaaaaaaa";
+    let out = run(herald(s.home.path()).args(["agent-key", "revoke", agk]));
+    fails_with(
+        &out,
+        &[agk, "no agent key", "`herald agent-key list` lists"],
+        "unknown agent key",
+    );
+
+    let out = run(agent(&s).args(["ask", "--title", "T", "--action", "ok:OK", "--deadline=-1s"]));
+    let err = fails_with(
+        &out,
+        &["--deadline", "positive whole number with a unit"],
+        "signed duration",
+    );
+    assert!(!err.contains("unknown unit"), "{err}");
+
+    let out = run(herald(s.home.path()).args(["connector", "approve", "ABCD-EFGH"]));
+    let err = fails_with(
+        &out,
+        &["ABCD-EFGH", "\"AE\" cannot occur", "no vowels"],
+        "vowels",
+    );
+    assert!(!err.contains("has 8 letters"), "{err}");
+    let out = run(herald(s.home.path()).args(["connector", "approve", "BCD"]));
+    fails_with(&out, &["has 3 letters, not 8"], "short code");
+
+    let mut child = herald(s.home.path())
+        .args([
+            "notifications",
+            "reply",
+            "ntf_aaaaaaaaaaaaaaaaaaaaaaaaaa",
+            "--text-file",
+            "-",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write as _;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(b"on my way\n").unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "no such notification: {err}");
+    assert!(
+        !err.contains("reading the reply"),
+        "stdin was read, not a file named -: {err}"
+    );
+}
+
 #[test]
 fn help_names_each_env_variable_once_and_every_field_type() {
     let home = tempfile::tempdir().unwrap();

@@ -18,14 +18,19 @@ pub fn check(envelope: &Envelope, what: &str) -> Result<()> {
     if size <= MAX_ENVELOPE_BYTES {
         return Ok(());
     }
+    let advice = if what == "answer" {
+        "shorten the field values, and give files as the values of file fields (they travel \
+         as encrypted attachments, outside the envelope)"
+    } else {
+        "shorten the body or blocks, or send the text as a file attachment"
+    };
     Err(Error::Validation(vec![Violation {
         path: String::new(),
         message: format!(
             "the sealed {what} would be {size} bytes, over the relay's limit of \
              {MAX_ENVELOPE_BYTES} bytes (1 MiB) for one envelope: content within every \
              per-part limit can still be too big together (non-ASCII text takes up to 4 bytes \
-             a character, and sealing adds a third); shorten the body or blocks, or send the \
-             text as a file attachment (docs/content.md, \"Total size\")"
+             a character, and sealing adds a third); {advice} (docs/content.md, \"Total size\")"
         ),
     }]))
 }
