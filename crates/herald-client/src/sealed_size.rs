@@ -34,3 +34,35 @@ pub fn check(envelope: &Envelope, what: &str) -> Result<()> {
         ),
     }]))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn too_big() -> Envelope {
+        Envelope {
+            v: 1,
+            suite: "x".into(),
+            header: String::new(),
+            recipients: Vec::new(),
+            ciphertext: "A".repeat(MAX_ENVELOPE_BYTES + 1),
+            signature: String::new(),
+        }
+    }
+
+    #[test]
+    fn the_advice_fits_what_is_sent() {
+        let answer = check(&too_big(), "answer").unwrap_err().to_string();
+        assert!(answer.contains("sealed answer would be"), "{answer}");
+        assert!(
+            answer.contains("field values") && answer.contains("file fields"),
+            "{answer}"
+        );
+        assert!(
+            !answer.contains("body or blocks"),
+            "an answer has none: {answer}"
+        );
+        let message = check(&too_big(), "message").unwrap_err().to_string();
+        assert!(message.contains("body or blocks"), "{message}");
+    }
+}
