@@ -25,8 +25,10 @@ pub fn inert(text: &str, multiline: bool) -> String {
 }
 
 /// Standard output could not be written: a full disk (`> /dev/full`), a closed pipe
-/// (`| head`), a revoked terminal. The command stops there and exits 1 with this message
-/// (what it printed before, and what it did, stay as they are).
+/// (`| head`), a revoked terminal. The command stops there and exits 1 with this message —
+/// none for a closed pipe ([`StdoutError::is_broken_pipe`]) — and what it printed before,
+/// and what it did, stay as they are; a step that cannot be undone is named anyway
+/// ([`after_done`]).
 #[derive(Debug)]
 pub struct StdoutError(pub std::io::Error);
 
