@@ -257,7 +257,13 @@ fn a_closed_pipe_is_quiet_unless_something_was_done() {
     drop(child.stdout.take());
     let out = child.wait_with_output().unwrap();
     refused(&out, &[], "closed pipe");
-    assert_eq!(stderr(&out), "", "a closed pipe is quiet");
+    // (A note that the relay was slow to answer may be there on a loaded machine; no word
+    // about standard output.)
+    let err = stderr(&out);
+    assert!(
+        !err.contains("standard output") && !err.contains("Broken pipe"),
+        "a closed pipe is quiet: {err}"
+    );
 
     // After a step that cannot be undone, the note is printed all the same.
     let mut child = herald(s.home.path())
