@@ -92,8 +92,9 @@ pub struct Signals {
     interrupt: tokio::signal::unix::Signal,
     #[cfg(unix)]
     terminate: tokio::signal::unix::Signal,
+    /// `None` when SIGHUP was ignored when `herald` started (`nohup herald …`): it stays so.
     #[cfg(unix)]
-    hang_up: tokio::signal::unix::Signal,
+    hang_up: Option<tokio::signal::unix::Signal>,
     #[cfg(unix)]
     quit: tokio::signal::unix::Signal,
 }
@@ -107,7 +108,11 @@ impl Signals {
             Ok(Signals {
                 interrupt: signal(SignalKind::interrupt())?,
                 terminate: signal(SignalKind::terminate())?,
-                hang_up: signal(SignalKind::hangup())?,
+                hang_up: if ignored(libc::SIGHUP) {
+                    None
+                } else {
+                    Some(signal(SignalKind::hangup())?)
+                },
                 quit: signal(SignalKind::quit())?,
             })
         }
@@ -121,7 +126,7 @@ impl Signals {
             tokio::select! {
                 _ = self.interrupt.recv() => Signal::Interrupt,
                 _ = self.terminate.recv() => Signal::Terminate,
-                _ = self.hang_up.recv() => Signal::HangUp,
+                _ = hang_up(&mut self.hang_up) => Signal::HangUp,
                 _ = self.quit.recv() => Signal::Quit,
             }
         }
@@ -130,6 +135,29 @@ impl Signals {
             let _ = tokio::signal::ctrl_c().await;
             Signal::Interrupt
         }
+    }
+}
+
+/// Whether `signal`'s disposition is "ignore" (as `nohup` leaves SIGHUP).
+#[cfg(unix)]
+fn ignored(signal: libc::c_int) -> bool {
+    // SAFETY: with a null new action, sigaction(2) only writes the current one into `old`,
+    // a zeroed plain C struct owned here.
+    unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(signal, std::ptr::null(), &mut old) == 0
+            && old.sa_sigaction == libc::SIG_IGN
+    }
+}
+
+/// The next SIGHUP, or never when it is not listened for.
+#[cfg(unix)]
+async fn hang_up(signal: &mut Option<tokio::signal::unix::Signal>) {
+    match signal {
+        Some(signal) => {
+            signal.recv().await;
+        }
+        None => std::future::pending().await,
     }
 }
 
