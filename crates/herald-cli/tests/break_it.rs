@@ -40,3 +40,67 @@ fn headers_and_option_labels_follow_the_title_rule() {
     assert!(err.contains("fields[0].header"), "{err}");
     assert!(inbox_list(&s).is_empty(), "nothing reached the inbox");
 }
+
+/// A server that is not a Herald relay: answers every request `404` with an HTML page.
+fn not_herald_server() -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("addr"));
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut buf = [0u8; 8192];
+            let _ = stream.read(&mut buf);
+            let page = "<html>Not Found</html>";
+            let _ = write!(
+                stream,
+                "HTTP/1.1 404 Not Found\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}",
+                page.len()
+            );
+        }
+    });
+    url
+}
+
+#[test]
+fn relay_urls_are_checked_up_front_naming_the_value() {
+    let s = setup();
+    for bad in [
+        "http://127.0.0.1:18457 ",
+        "127.0.0.1:18457",
+        "ftp://127.0.0.1",
+    ] {
+        let err = fails(agent(&s).args(["send", "--title", "T", "--relay", bad]));
+        assert!(
+            err.contains(&format!("{bad:?}")),
+            "the value is named: {err}"
+        );
+        assert!(err.contains("http:// or https://"), "{err}");
+        assert!(!err.contains("builder error"), "{err}");
+        assert!(!err.contains("relative URL"), "{err}");
+        let err = fails(
+            agent(&s)
+                .env("HERALD_URL", bad)
+                .args(["send", "--title", "T"]),
+        );
+        assert!(err.contains(&format!("{bad:?}")), "HERALD_URL too: {err}");
+        let home = tempfile::tempdir().expect("home");
+        let dir = home.path().join("new-device");
+        let err = fails(herald(home.path()).args([
+            "device",
+            "init",
+            "--relay",
+            bad,
+            "--name",
+            "box",
+            "--data-dir",
+            &dir.display().to_string(),
+        ]));
+        assert!(err.contains(&format!("{bad:?}")), "device init: {err}");
+        assert!(!dir.exists(), "nothing was created: {err}");
+    }
+    let other = not_herald_server();
+    let err = fails(agent(&s).args(["send", "--title", "T", "--relay", &other]));
+    assert!(err.contains(&other), "the URL is named: {err}");
+    assert!(err.contains("does not look like a Herald relay"), "{err}");
+}

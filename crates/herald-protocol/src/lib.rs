@@ -6,6 +6,7 @@
 //! validation the published limits require. The normative description is docs/protocol.md.
 
 pub mod agents;
+pub mod base_url;
 pub mod content;
 pub mod devices;
 pub mod envelope;
