@@ -104,3 +104,72 @@ fn relay_urls_are_checked_up_front_naming_the_value() {
     assert!(err.contains(&other), "the URL is named: {err}");
     assert!(err.contains("does not look like a Herald relay"), "{err}");
 }
+
+fn names(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("list")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn data_dir_errors_name_the_path_and_failed_setups_leave_it_as_it_was() {
+    let s = setup();
+    let work = tempfile::tempdir().expect("dir");
+    let init = |dir: &std::path::Path, relay: &str| {
+        let mut cmd = herald(work.path());
+        cmd.args([
+            "device",
+            "init",
+            "--relay",
+            relay,
+            "--name",
+            "box",
+            "--data-dir",
+        ])
+        .arg(dir);
+        cmd
+    };
+    // A data dir that already holds a device.
+    let dev = work.path().join("dev");
+    ok_stdout(&mut init(&dev, &s.relay.url));
+    let err = fails(&mut init(&dev, &s.relay.url));
+    assert!(err.contains(&dev.display().to_string()), "{err}");
+    assert!(err.contains("--data-dir"), "says what to do: {err}");
+    // A file where the dir should be.
+    let file = work.path().join("afile");
+    std::fs::write(&file, "x").expect("file");
+    let err = fails(&mut init(&file, &s.relay.url));
+    assert!(err.contains(&file.display().to_string()), "{err}");
+    assert!(err.contains("not a directory"), "{err}");
+    assert!(!err.contains("os error 17"), "{err}");
+    // A device whose local.key is gone: named, and no new key is written.
+    std::fs::remove_file(dev.join("local.key")).expect("remove key");
+    let before = names(&dev);
+    let err = fails(
+        herald(work.path())
+            .args(["inbox", "list", "--data-dir"])
+            .arg(&dev),
+    );
+    assert!(
+        err.contains(&dev.join("local.key").display().to_string()),
+        "{err}"
+    );
+    assert!(err.contains("unlock"), "says what to do: {err}");
+    assert_eq!(names(&dev), before, "nothing was written: {err}");
+    // A failed init (refused relay, unreachable relay) leaves a new dir absent and an
+    // existing empty dir empty.
+    let refused = not_herald_server();
+    for relay in [refused.as_str(), "http://127.0.0.1:9"] {
+        let fresh = work.path().join("fresh");
+        fails(&mut init(&fresh, relay));
+        assert!(!fresh.exists(), "{relay}: the new dir was removed");
+        let empty = work.path().join("empty");
+        std::fs::create_dir_all(&empty).expect("empty dir");
+        fails(&mut init(&empty, relay));
+        assert!(names(&empty).is_empty(), "{relay}: {:?}", names(&empty));
+    }
+    ok_stdout(herald(s.home.path()).arg("whoami"));
+}

@@ -89,6 +89,7 @@ async fn main() -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
         .with_context(|| format!("binding {}", args.listen))?;
+    let data_dir = args.data_dir.clone();
     let relay = spawn(
         RelayConfig {
             data_dir: args.data_dir,
@@ -115,7 +116,12 @@ async fn main() -> anyhow::Result<()> {
         listener,
     )
     .await
-    .context("starting the relay")?;
+    .with_context(|| {
+        format!(
+            "starting the relay with the data dir {}: pass a directory this user can create and write (--data-dir, HERALD_RELAY_DATA_DIR)",
+            data_dir.display()
+        )
+    })?;
     tracing::info!(url = %relay.url(), "herald-relay ready");
     shutdown_signal().await;
     tracing::info!("shutting down");

@@ -165,3 +165,20 @@ fn the_largest_timeouts_serve_requests() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+#[test]
+fn a_data_dir_that_cannot_be_used_is_named() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("afile");
+    std::fs::write(&file, "x").expect("file");
+    let bad = file.join("x");
+    let out = Command::new(env!("CARGO_BIN_EXE_herald-relay"))
+        .args(["--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(&bad)
+        .output()
+        .expect("the binary runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains(&bad.display().to_string()), "{stderr}");
+    assert!(stderr.contains("--data-dir"), "says what to do: {stderr}");
+}
