@@ -173,3 +173,61 @@ fn data_dir_errors_name_the_path_and_failed_setups_leave_it_as_it_was() {
     }
     ok_stdout(herald(s.home.path()).arg("whoami"));
 }
+
+/// Encrypted files the relay holds (`<data dir>/files`).
+fn uploads(s: &Setup) -> usize {
+    std::fs::read_dir(s.relay.dir.path().join("files"))
+        .map(|dir| dir.count())
+        .unwrap_or(0)
+}
+
+#[test]
+fn every_local_file_is_checked_before_the_first_upload() {
+    let s = setup();
+    let dir = tempfile::tempdir().expect("dir");
+    let good = dir.path().join("notes.txt");
+    std::fs::write(&good, "notes").expect("file");
+    let big = dir.path().join("big.bin");
+    std::fs::File::create(&big)
+        .and_then(|f| f.set_len(100 * 1024 * 1024 + 1))
+        .expect("sparse file");
+    let missing = dir.path().join("nonexist");
+    let sub = dir.path().join("subdir");
+    std::fs::create_dir(&sub).expect("subdir");
+    let image = dir.path().join("chart.png");
+    std::fs::write(&image, herald_client::demo::DEMO_IMAGE).expect("image");
+    let show = |p: &std::path::Path| p.display().to_string();
+    for (bad, why) in [
+        (&missing, "no file at"),
+        (&sub, "not a regular file"),
+        (&big, "at most 100 MB"),
+    ] {
+        for command in ["send", "ask"] {
+            let mut cmd = agent(&s);
+            cmd.args([command, "--title", "T", "--file", &show(&good)]);
+            cmd.args(["--block", &format!("image:{}", show(&image))]);
+            cmd.args(["--file", &show(bad)]);
+            if command == "ask" {
+                cmd.args(["--action", "ok:OK", "--timeout", "1s"]);
+            }
+            let err = fails(&mut cmd);
+            assert!(
+                err.contains(&show(bad)),
+                "{command}: the path is named: {err}"
+            );
+            assert!(err.contains(why), "{command}: {err}");
+        }
+        let err = fails(agent(&s).args([
+            "send",
+            "--title",
+            "T",
+            "--file",
+            &show(&good),
+            "--block",
+            &format!("image:{}", show(bad)),
+        ]));
+        assert!(err.contains(&show(bad)), "--block image: {err}");
+    }
+    assert_eq!(uploads(&s), 0, "nothing reached the relay's files dir");
+    assert!(inbox_list(&s).is_empty(), "nothing reached the inbox");
+}
