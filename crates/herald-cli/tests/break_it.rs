@@ -231,3 +231,36 @@ fn every_local_file_is_checked_before_the_first_upload() {
     assert_eq!(uploads(&s), 0, "nothing reached the relay's files dir");
     assert!(inbox_list(&s).is_empty(), "nothing reached the inbox");
 }
+
+#[test]
+fn json_arrays_are_refused_where_an_object_is_expected() {
+    let s = setup();
+    let dir = tempfile::tempdir().expect("dir");
+    let write = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).expect("json");
+        p.display().to_string()
+    };
+    let arr = write("arr.json", r#"["arr title","body text"]"#);
+    let err = fails(agent(&s).args(["send", "--json", &arr]));
+    assert!(
+        err.contains("expected an object") && err.contains("found an array"),
+        "{err}"
+    );
+    let q = write(
+        "q.json",
+        r#"{"title":"t","questions":[["Q?","H",[{"label":"a"}]]]}"#,
+    );
+    let err = fails(agent(&s).args(["ask", "--json", &q]));
+    assert!(
+        err.contains("questions[0]: expected an object, found an array"),
+        "{err}"
+    );
+    let typed = write(
+        "t.json",
+        r#"{"title":"t","fields":[{"id":"a","type":"text","label":"A","maxLength":-1}]}"#,
+    );
+    let err = fails(agent(&s).args(["ask", "--json", &typed]));
+    assert!(err.contains("fields[0].maxLength: expected"), "{err}");
+    assert!(inbox_list(&s).is_empty(), "nothing reached the inbox");
+}

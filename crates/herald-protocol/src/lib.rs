@@ -14,6 +14,7 @@ pub mod error;
 pub mod files;
 pub mod ids;
 pub mod json;
+mod json_shape;
 pub mod notify;
 #[cfg(feature = "openapi")]
 pub mod openapi;
