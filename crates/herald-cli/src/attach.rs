@@ -55,6 +55,8 @@ pub fn image_specs(specs: &[String]) -> Result<Vec<ImageSpec>> {
             bail!("--block {spec:?}: expected image:PATH[:ALT]");
         }
         let path = PathBuf::from(path);
+        herald_client::files::check_local_file(&path)
+            .map_err(|e| anyhow::anyhow!("--block {spec:?}: {e}"))?;
         let mime = image_type(&path).with_context(|| format!("--block {spec:?}"))?;
         let name = path
             .file_name()

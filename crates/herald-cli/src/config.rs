@@ -16,7 +16,7 @@ const DESKTOP_APP_ID: &str = "run.herald.desktop";
 /// The relay URL for agent commands.
 pub fn relay_url(args: &AgentArgs) -> Result<String> {
     if let Some(url) = &args.relay {
-        return Ok(url.clone());
+        return checked_relay(url, "--relay (HERALD_URL)");
     }
     // The desktop app writes its embedded relay's URL into its data dir: HERALD_DATA_DIR when
     // the app was started with one, else the platform's app data dir.
@@ -29,7 +29,8 @@ pub fn relay_url(args: &AgentArgs) -> Result<String> {
         if let Ok(text) = std::fs::read_to_string(dir.join("relay-url")) {
             let url = text.trim();
             if !url.is_empty() {
-                return Ok(url.to_owned());
+                let file = dir.join("relay-url");
+                return checked_relay(url, &format!("the desktop app's {}", file.display()));
             }
         }
     }
@@ -39,9 +40,20 @@ pub fn relay_url(args: &AgentArgs) -> Result<String> {
 /// The relay of `herald device init|unlock|pair` (`command`): `--relay`, else HERALD_URL
 /// (clap reads both into one value); refused when neither is given.
 pub fn device_relay(relay: Option<String>, command: &str) -> Result<String> {
-    relay.filter(|r| !r.trim().is_empty()).with_context(|| {
+    let relay = relay.filter(|r| !r.trim().is_empty()).with_context(|| {
         format!("no relay: pass `herald device {command} --relay URL` or set HERALD_URL (e.g. export HERALD_URL=http://127.0.0.1:8457)")
-    })
+    })?;
+    checked_relay(&relay, "--relay (HERALD_URL)")
+}
+
+/// `url` checked under the one base-URL rule ([`herald_protocol::base_url`]) before any
+/// request: `source` names where it came from. The error names the value and what is
+/// expected (`http(s)://host[:port]`, no spaces).
+fn checked_relay(url: &str, source: &str) -> Result<String> {
+    match herald_protocol::base_url::parse_base_url("relay URL", url) {
+        Ok(_) => Ok(url.to_owned()),
+        Err(e) => bail!("{source}: {e}"),
+    }
 }
 
 /// The connection token: HERALD_TOKEN, else `--token-file`, else ~/.config/herald/token.

@@ -13,6 +13,7 @@ use crate::args::{
     ConnectionArgs, ConnectionCommand, DataDirArgs, DeviceArgs, DeviceCommand, InboxArgs,
     InboxCommand,
 };
+use crate::setup_dir::SetupDir;
 use crate::terminal::line;
 use crate::{config, exit};
 
@@ -92,6 +93,23 @@ pub(crate) async fn sync_or_cached(core: &Core) -> Result<bool> {
 
 /// `herald device …`.
 pub async fn device(args: DeviceArgs) -> Result<ExitCode> {
+    // The data dir of a setup command, checked first and put back as it was on failure.
+    let setup = match &args.command {
+        DeviceCommand::Init { dir, .. } => Some(SetupDir::before(dir, "init")?),
+        DeviceCommand::Unlock { dir, .. } => Some(SetupDir::before(dir, "unlock")?),
+        DeviceCommand::Pair { dir, .. } => Some(SetupDir::before(dir, "pair")?),
+        _ => None,
+    };
+    let result = setup_command(args).await;
+    if result.is_err() {
+        if let Some(setup) = setup {
+            setup.restore();
+        }
+    }
+    result
+}
+
+async fn setup_command(args: DeviceArgs) -> Result<ExitCode> {
     match args.command {
         DeviceCommand::Init { dir, relay, name } => {
             let relay = config::device_relay(relay, "init")?;

@@ -17,6 +17,7 @@ mod out_file;
 mod reveal;
 mod secret;
 mod send;
+mod setup_dir;
 mod show;
 mod terminal;
 

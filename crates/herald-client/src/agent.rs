@@ -504,6 +504,10 @@ pub fn validate_content(
     attachments: &[std::path::PathBuf],
     request: bool,
 ) -> Result<()> {
+    // Every file is checked (present, a regular file, readable, ≤ 100 MB) before any upload.
+    for path in attachments {
+        crate::files::check_local_file(path).map_err(Error::InvalidInput)?;
+    }
     let mut draft = content.clone();
     for (i, path) in attachments.iter().enumerate() {
         draft.attachments.push(stand_in_attachment(i, path));

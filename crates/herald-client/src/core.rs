@@ -571,7 +571,16 @@ fn in_data_dir(dir: &std::path::Path, e: Error) -> Error {
 
 /// Creates `dir` (and its parents) if needed and makes it owner-only (0700 on Unix).
 pub(crate) fn create_private_dir(dir: &std::path::Path) -> Result<()> {
-    std::fs::create_dir_all(dir)?;
+    if dir.exists() && !dir.is_dir() {
+        return Err(Error::Storage(
+            "it exists and is not a directory; choose a directory (or a path that does not exist yet)".into(),
+        ));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| {
+        Error::Storage(format!(
+            "cannot create it ({e}); choose a directory this user can create and write"
+        ))
+    })?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

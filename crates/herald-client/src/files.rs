@@ -82,6 +82,31 @@ fn blocking_failed(e: tokio::task::JoinError) -> Error {
     Error::Storage(format!("file task failed: {e}"))
 }
 
+/// Why the local file at `path` cannot be sent, checked before any upload: missing, not a
+/// regular file (a directory, a device), not readable by this user, or over 100 MB
+/// ([`MAX_ATTACHMENT_BYTES`]). Returns its size in bytes; the error names the path.
+pub fn check_local_file(path: &Path) -> std::result::Result<u64, String> {
+    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => format!("no file at {}", path.display()),
+        _ => format!("cannot read {}: {e}", path.display()),
+    })?;
+    if !meta.is_file() {
+        return Err(format!(
+            "{} is not a regular file: give a file, not a directory or a device",
+            path.display()
+        ));
+    }
+    if meta.len() > MAX_ATTACHMENT_BYTES {
+        return Err(format!(
+            "{} has {} bytes; a file is at most 100 MB ({MAX_ATTACHMENT_BYTES} bytes)",
+            path.display(),
+            meta.len()
+        ));
+    }
+    std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    Ok(meta.len())
+}
+
 /// Encrypts the file at `path` and uploads it; name and type come from the path (see
 /// [`upload_file_as`]).
 pub async fn upload_file(http: &RelayHttp, path: &Path) -> Result<Attachment> {
@@ -104,22 +129,7 @@ pub async fn upload_file_as(
     mime_type: &str,
 ) -> Result<Attachment> {
     check_name(name)?;
-    let meta = tokio::fs::metadata(path)
-        .await
-        .map_err(|e| Error::InvalidInput(format!("{}: {e}", path.display())))?;
-    if !meta.is_file() {
-        return Err(Error::InvalidInput(format!(
-            "{} is not a regular file",
-            path.display()
-        )));
-    }
-    if meta.len() > MAX_ATTACHMENT_BYTES {
-        return Err(Error::InvalidInput(format!(
-            "{} has {} bytes; a file is at most {MAX_ATTACHMENT_BYTES}",
-            path.display(),
-            meta.len()
-        )));
-    }
+    check_local_file(path).map_err(Error::InvalidInput)?;
     let source = path.to_path_buf();
     // The temporary directory is this future's: dropped (interrupted) or failed, it goes.
     let (dir, encrypted, output) = tokio::task::spawn_blocking(temp_upload_file)

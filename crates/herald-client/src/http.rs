@@ -191,12 +191,15 @@ impl RelayHttp {
         let status = resp.status();
         let bytes = resp.bytes().await.map_err(|e| self.network(e))?;
         if status.is_success() {
-            return serde_json::from_slice(&bytes)
-                .map_err(|e| Error::Protocol(format!("unexpected relay response: {e}")));
+            return serde_json::from_slice(&bytes).map_err(|e| {
+                Error::Protocol(format!(
+                    "{} answered HTTP {status} with a body that is not the expected JSON ({e}): it does not look like a Herald relay; check --relay or HERALD_URL",
+                    self.shown_url()
+                ))
+            });
         }
-        let body = serde_json::from_slice::<ErrorBody>(&bytes).unwrap_or_else(|_| {
-            ErrorBody::with_message(ErrorCode::Internal, format!("relay answered HTTP {status}"))
-        });
+        let body =
+            serde_json::from_slice::<ErrorBody>(&bytes).unwrap_or_else(|_| self.not_herald(status));
         Err(Error::Relay {
             status: status.as_u16(),
             body,
@@ -209,12 +212,27 @@ impl RelayHttp {
         if resp.status().is_success() {
             return Ok(());
         }
-        let status = resp.status().as_u16();
+        let status = resp.status();
         let body = resp
             .json::<ErrorBody>()
             .await
-            .unwrap_or_else(|_| ErrorBody::new(ErrorCode::Internal));
-        Err(Error::Relay { status, body })
+            .unwrap_or_else(|_| self.not_herald(status));
+        Err(Error::Relay {
+            status: status.as_u16(),
+            body,
+        })
+    }
+
+    /// The body of an error answer that carries no Herald error body: names the URL and
+    /// says it does not look like a Herald relay.
+    fn not_herald(&self, status: reqwest::StatusCode) -> ErrorBody {
+        ErrorBody::with_message(
+            ErrorCode::Internal,
+            format!(
+                "{} answered HTTP {status} without a Herald error body: it does not look like a Herald relay; check --relay or HERALD_URL",
+                self.shown_url()
+            ),
+        )
     }
 
     /// `POST /accounts`.

@@ -52,6 +52,15 @@ pub fn load_or_create(data_dir: &Path, use_keychain: bool) -> Result<LoadedKey> 
             path: Some(file),
         });
     }
+    if data_dir.join(crate::device_state::STATE_FILE).exists() {
+        // The device state is sealed under the key that is gone: a new key would not open it,
+        // and writing one would hide what happened. Nothing is written.
+        return Err(Error::Storage(format!(
+            "{} is missing, so {} (this device's sealed keys) cannot be opened; nothing was changed. Restore {KEY_FILE} from a backup of this data dir, or move the data dir aside and sign this machine in again (`herald device unlock` with the recovery key, or `herald device pair`)",
+            file.display(),
+            crate::device_state::STATE_FILE
+        )));
+    }
     let key = LocalKey::generate();
     if use_keychain && keychain_set(&account, &key).is_ok() {
         write_private_file(&marker, b"the local key is in the OS keychain\n")?;

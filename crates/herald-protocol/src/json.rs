@@ -19,6 +19,8 @@ use std::fmt;
 use serde::de::{self, DeserializeOwned, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
+use crate::json_shape::Objects;
+
 /// Why a JSON text was refused: the path of the offending input (empty: the whole text) and
 /// what is wrong with it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,6 +88,7 @@ pub fn parse_str(text: &str) -> Result<Value, JsonError> {
 /// are ignored (see [`from_slice_known`] to refuse them).
 pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, JsonError> {
     check(bytes)?;
+    shape_first::<T>(bytes)?;
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let parsed =
         serde_path_to_error::deserialize(&mut de).map_err(|e| shape_error(e.path(), e.inner()))?;
@@ -102,6 +105,7 @@ pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, JsonError> {
 /// `requird`, or a key outside the shape), in the same path form.
 pub fn from_slice_known<T: DeserializeOwned>(bytes: &[u8]) -> Result<(T, Vec<String>), JsonError> {
     check(bytes)?;
+    shape_first::<T>(bytes)?;
     let mut unknown = Vec::new();
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let parsed = {
@@ -117,18 +121,40 @@ pub fn from_slice_known<T: DeserializeOwned>(bytes: &[u8]) -> Result<(T, Vec<Str
 /// Converts a value into `T`; a shape or type error names its path and what was expected.
 /// Keys `T` does not know are ignored.
 pub fn from_value<T: DeserializeOwned>(value: Value) -> Result<T, JsonError> {
-    serde_path_to_error::deserialize(value).map_err(|e| shape_error(e.path(), e.inner()))
+    let original = value.clone();
+    plain_from_value(value).map_err(|e| locate::<T>(&original, e))
+}
+
+/// [`from_value`] without [`locate`]: arrays where an object is expected are refused.
+fn plain_from_value<T: DeserializeOwned>(value: Value) -> Result<T, JsonError> {
+    serde_path_to_error::deserialize(Objects(value)).map_err(|e| shape_error(e.path(), e.inner()))
+}
+
+/// A type error reported at a buffered struct's path, moved to the key it belongs to
+/// ([`crate::json_shape::locate`]).
+fn locate<T: DeserializeOwned>(original: &Value, error: JsonError) -> JsonError {
+    crate::json_shape::locate(original, error, |v| plain_from_value::<T>(v).map(|_| ()))
+}
+
+/// Reads the (already [`check`]ed) text as a value and converts it into `T` first, so shape
+/// errors that reading straight from the text would miss (an array for an object) or place
+/// at a parent (a key inside flattened content) are found and named; the text is then read
+/// again straight into `T`, keeping object order.
+fn shape_first<T: DeserializeOwned>(bytes: &[u8]) -> Result<(), JsonError> {
+    let value: Value = serde_json::from_slice(bytes).map_err(|e| syntax_error(&e))?;
+    from_value::<T>(value).map(|_| ())
 }
 
 /// Like [`from_value`], also returning the path of every key `T` ignored.
 pub fn from_value_known<T: DeserializeOwned>(value: Value) -> Result<(T, Vec<String>), JsonError> {
+    let original = value.clone();
     let mut unknown = Vec::new();
     let parsed = {
         let mut record = |path: serde_ignored::Path<'_>| unknown.push(ignored_path(&path));
-        let de = serde_ignored::Deserializer::new(value, &mut record);
+        let de = serde_ignored::Deserializer::new(Objects(value), &mut record);
         serde_path_to_error::deserialize::<_, T>(de)
     };
-    let parsed = parsed.map_err(|e| shape_error(e.path(), e.inner()))?;
+    let parsed = parsed.map_err(|e| locate::<T>(&original, shape_error(e.path(), e.inner())))?;
     Ok((parsed, unknown))
 }
 
@@ -258,7 +284,7 @@ fn expected_text(expected: &str) -> String {
         "a whole number ≥ 0".into()
     } else if matches!(e, "i8" | "i16" | "i32" | "i64" | "i128" | "isize") {
         "a whole number".into()
-    } else if matches!(e, "f32" | "f64") {
+    } else if matches!(e, "f32" | "f64" | "a JSON number") {
         "a number".into()
     } else if e == "a borrowed string" || e == "a string" || e == "string" {
         "a string".into()
@@ -449,6 +475,59 @@ mod tests {
             for serde_word in ["invalid type", "struct", "elements", "sequence", "`"] {
                 assert!(!err.message.contains(serde_word), "{err}");
             }
+        }
+    }
+
+    #[test]
+    fn arrays_are_refused_where_an_object_is_expected() {
+        for text in [
+            r#"["arr title","body text"]"#,
+            r#"{"title":"t","questions":[["Q?","H",[{"label":"a"}]]]}"#,
+            r#"{"title":"t","blocks":[["code","x"]]}"#,
+            r#"{"title":"t","fields":[["a","text","A"]]}"#,
+        ] {
+            for err in [
+                from_str::<MessageContent>(text).unwrap_err(),
+                from_slice_known::<MessageContent>(text.as_bytes()).unwrap_err(),
+                from_value::<MessageContent>(parse_str(text).unwrap()).unwrap_err(),
+                from_value_known::<MessageContent>(parse_str(text).unwrap()).unwrap_err(),
+            ] {
+                assert!(
+                    err.message.contains("expected an object, found an array"),
+                    "{text}: {err}"
+                );
+            }
+        }
+        let err = from_str::<MessageContent>(r#"{"title":"t","questions":[["Q?"]]}"#).unwrap_err();
+        assert_eq!(err.path, "questions[0]", "{err}");
+        let err = from_str::<AnswerContent>(r#"[{}, []]"#).unwrap_err();
+        assert_eq!(err.to_string(), "expected an object, found an array");
+    }
+
+    #[test]
+    fn type_errors_inside_flattened_content_name_the_key() {
+        for (text, path) in [
+            (
+                r#"{"title":"t","fields":[{"id":"a","type":"text","label":"A","maxLength":-1}]}"#,
+                "fields[0].maxLength",
+            ),
+            (
+                r#"{"title":"t","fields":[{"id":"a","type":"number","label":"A","minimum":"x"}]}"#,
+                "fields[0].minimum",
+            ),
+            (
+                r#"{"title":"t","fields":[{"id":"a","type":"choice","label":"A","options":[{"value":1,"label":"One"}]}]}"#,
+                "fields[0].options[0].value",
+            ),
+            (
+                r#"{"title":"t","blocks":[{"type":"table","columns":"x","rows":[]}]}"#,
+                "blocks[0].columns",
+            ),
+        ] {
+            let err = from_str::<MessageContent>(text).unwrap_err();
+            assert_eq!(err.path, path, "{text}: {err}");
+            let err = from_value_known::<MessageContent>(parse_str(text).unwrap()).unwrap_err();
+            assert_eq!(err.path, path, "{text}: {err}");
         }
     }
 

@@ -6,6 +6,7 @@
 //! validation the published limits require. The normative description is docs/protocol.md.
 
 pub mod agents;
+pub mod base_url;
 pub mod content;
 pub mod devices;
 pub mod envelope;
@@ -13,6 +14,7 @@ pub mod error;
 pub mod files;
 pub mod ids;
 pub mod json;
+mod json_shape;
 pub mod notify;
 #[cfg(feature = "openapi")]
 pub mod openapi;

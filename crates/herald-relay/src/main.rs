@@ -10,6 +10,16 @@ use clap::Parser;
 use herald_relay::{spawn, RelayConfig};
 use tracing_subscriber::EnvFilter;
 
+/// The longest `--header-timeout-secs` / `--body-timeout-secs` (an hour): larger values
+/// would overflow the server's deadline arithmetic (`Instant + Duration`) on every request.
+const MAX_TIMEOUT_SECS: u64 = 3_600;
+/// The most `--max-connections`.
+const MAX_CONNECTIONS: u64 = 1_000_000;
+/// The most `--agent-requests-per-day`.
+const MAX_REQUESTS_PER_DAY: i64 = 1_000_000_000;
+/// The most `--agent-poll-seconds-per-day`.
+const MAX_POLL_SECONDS_PER_DAY: u64 = 1_000_000_000;
+
 #[derive(Debug, Parser)]
 #[command(name = "herald-relay", version, about = "The Herald relay")]
 struct Args {
@@ -23,11 +33,15 @@ struct Args {
     /// with a host, optionally a port and a path prefix (no query or fragment).
     #[arg(long, env = "HERALD_RELAY_PUBLIC_URL")]
     public_url: Option<String>,
-    /// Requests agent credentials of one account may make per UTC day (docs/agents.md).
-    #[arg(long, env = "HERALD_RELAY_AGENT_REQUESTS_PER_DAY", default_value_t = herald_relay::agents::budget::DEFAULT_REQUESTS_PER_DAY)]
+    /// Requests agent credentials of one account may make per UTC day (docs/agents.md);
+    /// 0..=1,000,000,000 (0: agents may make none).
+    #[arg(long, env = "HERALD_RELAY_AGENT_REQUESTS_PER_DAY", default_value_t = herald_relay::agents::budget::DEFAULT_REQUESTS_PER_DAY,
+        value_parser = clap::value_parser!(u32).range(0..=MAX_REQUESTS_PER_DAY))]
     agent_requests_per_day: u32,
-    /// Seconds agents of one account may wait in GET /v1/replies per UTC day.
-    #[arg(long, env = "HERALD_RELAY_AGENT_POLL_SECONDS_PER_DAY", default_value_t = herald_relay::agents::budget::DEFAULT_POLL_SECONDS_PER_DAY)]
+    /// Seconds agents of one account may wait in GET /v1/replies per UTC day;
+    /// 0..=1,000,000,000 (0: no waiting).
+    #[arg(long, env = "HERALD_RELAY_AGENT_POLL_SECONDS_PER_DAY", default_value_t = herald_relay::agents::budget::DEFAULT_POLL_SECONDS_PER_DAY,
+        value_parser = clap::value_parser!(u64).range(0..=MAX_POLL_SECONDS_PER_DAY))]
     agent_poll_seconds_per_day: u64,
     /// Allow reply-event webhooks to loopback addresses (127.0.0.0/8, ::1), over http too.
     /// For tests and local development only (docs/mcp.md, "Reply event").
@@ -35,15 +49,18 @@ struct Args {
     allow_loopback_webhooks: bool,
     /// Connections served at once, websockets included; more wait in the listen backlog.
     /// Default: three quarters of the open-file limit after 256 reserved, within 64..=16384
-    /// (docs/protocol.md, "Connection limits").
-    #[arg(long, env = "HERALD_RELAY_MAX_CONNECTIONS")]
+    /// (docs/protocol.md, "Connection limits"); 1..=1,000,000.
+    #[arg(long, env = "HERALD_RELAY_MAX_CONNECTIONS",
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_CONNECTIONS))]
     max_connections: Option<usize>,
     /// Seconds a client may take to send a request's headers (also how long an idle
-    /// kept-alive connection stays open).
-    #[arg(long, env = "HERALD_RELAY_HEADER_TIMEOUT_SECS", default_value_t = herald_relay::http_server::DEFAULT_HEADER_READ_TIMEOUT.as_secs())]
+    /// kept-alive connection stays open); 1..=3600.
+    #[arg(long, env = "HERALD_RELAY_HEADER_TIMEOUT_SECS", default_value_t = herald_relay::http_server::DEFAULT_HEADER_READ_TIMEOUT.as_secs(),
+        value_parser = clap::value_parser!(u64).range(1..=MAX_TIMEOUT_SECS))]
     header_timeout_secs: u64,
-    /// Seconds a request body may go without sending a byte.
-    #[arg(long, env = "HERALD_RELAY_BODY_TIMEOUT_SECS", default_value_t = herald_relay::http_server::DEFAULT_BODY_IDLE_TIMEOUT.as_secs())]
+    /// Seconds a request body may go without sending a byte; 1..=3600.
+    #[arg(long, env = "HERALD_RELAY_BODY_TIMEOUT_SECS", default_value_t = herald_relay::http_server::DEFAULT_BODY_IDLE_TIMEOUT.as_secs(),
+        value_parser = clap::value_parser!(u64).range(1..=MAX_TIMEOUT_SECS))]
     body_timeout_secs: u64,
     /// Take the client's address for per-client budgets from the last X-Forwarded-For entry (the one the proxy added).
     /// Only behind a reverse proxy that sets that header (and strips clients' own); off by
@@ -72,6 +89,7 @@ async fn main() -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
         .with_context(|| format!("binding {}", args.listen))?;
+    let data_dir = args.data_dir.clone();
     let relay = spawn(
         RelayConfig {
             data_dir: args.data_dir,
@@ -86,8 +104,8 @@ async fn main() -> anyhow::Result<()> {
             },
             socket_limits: Default::default(),
             http_limits: herald_relay::http_server::HttpLimits {
-                header_read_timeout: Duration::from_secs(args.header_timeout_secs.max(1)),
-                body_idle_timeout: Duration::from_secs(args.body_timeout_secs.max(1)),
+                header_read_timeout: Duration::from_secs(args.header_timeout_secs),
+                body_idle_timeout: Duration::from_secs(args.body_timeout_secs),
                 max_connections: args.max_connections,
                 ..Default::default()
             },
@@ -98,7 +116,12 @@ async fn main() -> anyhow::Result<()> {
         listener,
     )
     .await
-    .context("starting the relay")?;
+    .with_context(|| {
+        format!(
+            "starting the relay with the data dir {}: pass a directory this user can create and write (--data-dir, HERALD_RELAY_DATA_DIR)",
+            data_dir.display()
+        )
+    })?;
     tracing::info!(url = %relay.url(), "herald-relay ready");
     shutdown_signal().await;
     tracing::info!("shutting down");

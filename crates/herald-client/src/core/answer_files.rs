@@ -16,7 +16,6 @@ use std::path::{Path, PathBuf};
 
 use herald_protocol::content::{
     AnswerContent, Attachment, Field, FieldKind, MessageContent, Violation, MAX_ATTACHMENTS,
-    MAX_ATTACHMENT_BYTES,
 };
 use serde_json::{json, Map, Value};
 
@@ -60,7 +59,7 @@ pub(crate) fn is_secret_file(field: &Field) -> bool {
 
 /// Local checks of `files` (field id → path) against the form, without touching the relay:
 /// each id is a file or secret-file field, not also answered in `values`; each path is a
-/// regular file of at most 100 MB ([`MAX_ATTACHMENT_BYTES`]); at most 10 files. Then the
+/// regular file of at most 100 MB ([`MAX_ATTACHMENT_BYTES`](herald_protocol::content::MAX_ATTACHMENT_BYTES)); at most 10 files. Then the
 /// answer's other values are validated as if the files were attached, so a bad answer is
 /// refused before anything is uploaded. Errors: `validation_failed` (paths are field ids).
 pub(crate) fn precheck(
@@ -125,23 +124,9 @@ pub(crate) fn precheck(
     }
 }
 
-/// Why `path` cannot be uploaded: missing, not a regular file, or over 100 MB.
+/// Why `path` cannot be uploaded ([`files::check_local_file`]).
 fn check_path(path: &Path) -> std::result::Result<(), String> {
-    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => format!("no file at {}", path.display()),
-        _ => format!("cannot read {}: {e}", path.display()),
-    })?;
-    if !meta.is_file() {
-        return Err(format!("{} is not a regular file", path.display()));
-    }
-    if meta.len() > MAX_ATTACHMENT_BYTES {
-        return Err(format!(
-            "{} has {} bytes; a file is at most 100 MB ({MAX_ATTACHMENT_BYTES} bytes)",
-            path.display(),
-            meta.len()
-        ));
-    }
-    Ok(())
+    files::check_local_file(path).map(|_| ())
 }
 
 /// Encrypts and uploads each file of `files` (already [`precheck`]ed) with `http` (the

@@ -128,7 +128,7 @@ pub(crate) fn check_blocks(c: &mut Check, blocks: &[Block], attachments: &[Attac
                     );
                 }
                 for (j, col) in t.columns.iter().enumerate() {
-                    c.text(&at(&format!("columns[{j}]")), col, 1, MAX_LABEL_CHARS);
+                    c.label(&at(&format!("columns[{j}]")), col, MAX_LABEL_CHARS);
                 }
                 if t.rows.len() > MAX_TABLE_ROWS {
                     c.fail(at("rows"), format!("at most {MAX_TABLE_ROWS} rows"));

@@ -202,10 +202,9 @@ impl Source<'_> {
 pub(crate) fn check_field(c: &mut Check, src: Source<'_>, field: &Field) {
     check_id(c, &src.path(Part::Id), &field.id);
     c.label(&src.path(Part::Label), &field.label, MAX_LABEL_CHARS);
-    c.opt_text(
+    c.opt_label(
         &src.path(Part::Header),
         field.header.as_deref(),
-        1,
         MAX_HEADER_CHARS,
     );
     c.opt_text(
@@ -224,7 +223,7 @@ pub(crate) fn check_field(c: &mut Check, src: Source<'_>, field: &Field) {
         let mut values = HashSet::new();
         for (j, option) in options.iter().enumerate() {
             let at = |key| src.path(Part::Option(j, key));
-            c.text(&at("value"), &option.value, 1, MAX_LABEL_CHARS);
+            c.label(&at("value"), &option.value, MAX_LABEL_CHARS);
             c.label(&at("label"), &option.label, MAX_LABEL_CHARS);
             c.opt_text(
                 &at("description"),

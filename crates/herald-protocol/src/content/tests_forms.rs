@@ -361,3 +361,32 @@ fn choice_refusals_say_what_is_wrong() {
         "long values are not echoed whole: {msg}"
     );
 }
+
+#[test]
+fn one_line_labels_follow_the_title_rule() {
+    // Headers, option values and labels, table column headers: one-line text a person reads
+    // to decide, under check_label (no controls, line breaks, bidi or zero-width-only text).
+    for bad in ["a\nb\u{200b}\u{0}", "H\u{202e}", "\u{200b}", " ", "a\tb"] {
+        let q = content(json!({"title": "T", "questions": [
+            {"question": "Q?", "header": bad, "options": [{"label": "a"}, {"label": bad}]}]}));
+        assert_eq!(
+            paths(q.validate()),
+            ["questions[0].header", "questions[0].options[1].label"],
+            "{bad:?}"
+        );
+        let f = content(json!({"title": "T", "fields": [
+            {"id": "a", "type": "choice", "label": "A", "header": bad,
+             "options": [{"value": bad, "label": "ok"}]}]}));
+        assert_eq!(
+            paths(f.validate()),
+            ["fields[0].header", "fields[0].options[0].value"],
+            "{bad:?}"
+        );
+        let t = content(json!({"title": "T", "blocks": [
+            {"type": "table", "columns": ["ok", bad], "rows": [["1", "2"]]}]}));
+        assert_eq!(paths(t.validate()), ["blocks[0].columns[1]"], "{bad:?}");
+    }
+    let ok = content(json!({"title": "T", "questions": [
+        {"question": "Q?", "header": "Auth 🔐", "options": [{"label": "a b"}, {"label": "c"}]}]}));
+    assert_eq!(ok.validate(), Ok(()));
+}
