@@ -67,6 +67,14 @@ fn upsert(c: &Connection, n: &CachedNotification) -> Result<bool> {
         )
         .optional()?;
     if existing.is_some_and(|rev| rev as u64 >= n.revision.0) {
+        // The sync may have stored this revision (the reply's own) before the device that
+        // replied stores it with its reply: keep the reply all the same.
+        if let Some(reply) = &n.sealed_reply {
+            c.execute(
+                "UPDATE notifications SET sealed_reply = ?2 WHERE id = ?1 AND sealed_reply IS NULL",
+                params![n.id, reply],
+            )?;
+        }
         return Ok(false);
     }
     c.execute(

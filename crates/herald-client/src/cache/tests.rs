@@ -184,3 +184,37 @@ fn the_cache_files_are_private() {
     let _cache = Cache::open(dir.path()).expect("reopen");
     assert_eq!(mode(&path), 0o600, "narrowed on open");
 }
+
+#[test]
+fn a_reply_is_kept_when_the_sync_stored_its_revision_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = Cache::open(dir.path()).unwrap();
+    let row = notifications::CachedNotification {
+        id: "ntf_1".into(),
+        revision: Revision(7),
+        notification_id: "build-214".into(),
+        source_kind: "agent_key".into(),
+        source_name: "ci".into(),
+        received_at: "2026-01-01T00:00:00.000Z".into(),
+        expect_reply: true,
+        suppressed: false,
+        displayed_at: None,
+        spoken_at: None,
+        replied_at: Some("2026-01-01T00:00:01.000Z".into()),
+        sealed_content: Some(vec![1]),
+        sealed_reply: None,
+        error: None,
+        unread: true,
+    };
+    cache.store_notification(&row).unwrap();
+    let replied = notifications::CachedNotification {
+        sealed_reply: Some(vec![9, 9]),
+        ..row
+    };
+    cache.store_notification(&replied).unwrap();
+    assert_eq!(
+        cache.notification("ntf_1").unwrap().sealed_reply,
+        Some(vec![9, 9]),
+        "the same revision stored again with the reply keeps the reply"
+    );
+}
