@@ -4,48 +4,18 @@
 //! server's deadline arithmetic).
 #![cfg(unix)]
 
+mod start_refusal;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// Runs the binary with `args` (and `env`), waits for it to exit, and returns its exit code
-/// and stderr; panics if it is still running after 10 s (it would be serving).
+use start_refusal::refused_start;
+
+/// [`refused_start`] with the variables of the flags under test as given.
 fn refused(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String) {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_herald-relay"))
-        .args(["--listen", "127.0.0.1:0"])
-        .args(args)
-        .envs(env.iter().copied())
-        .env("HERALD_RELAY_DATA_DIR", dir.path())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary starts");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("herald-relay started with {args:?} {env:?}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .expect("stderr piped")
-        .read_to_string(&mut stderr)
-        .expect("stderr");
-    assert!(
-        !dir.path().join("relay.db").exists(),
-        "nothing is created before the refusal"
-    );
-    (status.code(), stderr)
+    refused_start(args, env, &[])
 }
 
 #[test]

@@ -3,51 +3,21 @@
 //! metadata built from the `Host` header (docs/agents.md, "Public base URL").
 #![cfg(unix)]
 
-use std::io::Read;
+mod start_refusal;
+
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Runs the binary with `public_url` given as the flag (`env == false`) or as the variable,
-/// and returns its exit code and stderr; panics if it is still running after 10 s (it would
-/// be serving).
+use start_refusal::refused_start;
+
+/// [`refused_start`] with `public_url` given as the flag (`env == false`) or as the variable.
 fn run(public_url: &str, env: bool) -> (Option<i32>, String) {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_herald-relay"));
-    cmd.args(["--listen", "127.0.0.1:0"])
-        .env("HERALD_RELAY_DATA_DIR", dir.path())
-        .env_remove("HERALD_RELAY_PUBLIC_URL")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
+    const VAR: &str = "HERALD_RELAY_PUBLIC_URL";
     if env {
-        cmd.env("HERALD_RELAY_PUBLIC_URL", public_url);
+        refused_start(&[], &[(VAR, public_url)], &[VAR])
     } else {
-        cmd.args(["--public-url", public_url]);
+        refused_start(&["--public-url", public_url], &[], &[VAR])
     }
-    let mut child = cmd.spawn().expect("the binary starts");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("herald-relay started with --public-url {public_url:?}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .expect("stderr piped")
-        .read_to_string(&mut stderr)
-        .expect("stderr");
-    assert!(
-        !dir.path().join("relay.db").exists(),
-        "nothing is created before the refusal"
-    );
-    (status.code(), stderr)
 }
 
 #[test]
