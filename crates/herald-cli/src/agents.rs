@@ -147,15 +147,15 @@ pub async fn agent_key(args: AgentKeyArgs) -> Result<ExitCode> {
     match args.command {
         AgentKeyCommand::Create { dir, name } => {
             let created = ready(&dir)?.create_agent_key(&name).await?;
-            crate::terminal::after_done(crate::out!("{}", created.key), || {
-                format!(
-                    "agent key {} ({:?}) was created, but the key could not be shown (it is shown only once). Revoke it with: herald agent-key revoke {}{} — then create a new one",
-                    created.id,
-                    created.name,
-                    created.id,
-                    dir.resume_flags()
-                )
-            })?;
+            crate::terminal::print_shown_once(
+                &created.key,
+                "agent key",
+                "the key",
+                created.id.as_str(),
+                &created.name,
+                "agent-key revoke",
+                &dir.resume_flags(),
+            )?;
             crate::note!(
                 "Agent key {:?} created ({}). The key above is shown once.",
                 created.name,

@@ -169,15 +169,15 @@ pub async fn connection(args: ConnectionArgs) -> Result<ExitCode> {
     match args.command {
         ConnectionCommand::Create { dir, name } => {
             let created = ready(&dir)?.create_connection(&name).await?;
-            crate::terminal::after_done(crate::out!("{}", created.token), || {
-                format!(
-                    "connection {} ({:?}) was created, but its token could not be shown (it is shown only once). Revoke it with: herald connection revoke {}{} — then create a new one",
-                    created.id,
-                    created.name,
-                    created.id,
-                    dir.resume_flags()
-                )
-            })?;
+            crate::terminal::print_shown_once(
+                &created.token,
+                "connection",
+                "its token",
+                created.id.as_str(),
+                &created.name,
+                "connection revoke",
+                &dir.resume_flags(),
+            )?;
             crate::note!(
                 "Connection {:?} created ({}). The token above is shown once.",
                 created.name,

@@ -71,6 +71,26 @@ pub fn after_done(
     })
 }
 
+/// Prints a credential that is shown only once (a connection's token, an agent key) on
+/// standard output. When that fails, the error says that `what` `id` (`name`) was created,
+/// that `secret_noun` could not be shown, and the exact command that revokes it
+/// (`herald REVOKE ID FLAGS`; `flags` repeat `--data-dir` when it was given).
+pub fn print_shown_once(
+    secret: &str,
+    what: &str,
+    secret_noun: &str,
+    id: &str,
+    name: &str,
+    revoke: &str,
+    flags: &str,
+) -> anyhow::Result<()> {
+    after_done(crate::out!("{secret}"), || {
+        format!(
+            "{what} {id} ({name:?}) was created, but {secret_noun} could not be shown (it is shown only once). Revoke it with: herald {revoke} {id}{flags} — then create a new one"
+        )
+    })
+}
+
 /// Like `println!`, but evaluates to `Result<(), anyhow::Error>`: a write that fails (a full
 /// disk, a closed pipe) is a [`StdoutError`] for `?`, never a panic.
 #[macro_export]
