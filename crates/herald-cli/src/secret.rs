@@ -241,19 +241,15 @@ fn wipe(values: &mut Map<String, Value>) {
     }
 }
 
-/// This command line again (tokens are never arguments, so it holds no secret), with
-/// `--idempotency-key key` added unless it was given.
+/// How to resume the offer: the same command with its idempotency key. The command line is
+/// not repeated: it holds the offer's title and body, message content that must not reach
+/// logs (stderr is often one).
 fn resume_command(key: &str, given: bool) -> String {
-    let mut words: Vec<String> = std::env::args()
-        .skip(1)
-        .map(|a| crate::send::shell_word(&a))
-        .collect();
-    words.insert(0, "herald".into());
-    if !given {
-        words.push("--idempotency-key".into());
-        words.push(crate::send::shell_word(key));
+    if given {
+        format!("the same command again (it already has --idempotency-key {key})")
+    } else {
+        format!("the same command with --idempotency-key {key} added")
     }
-    words.join(" ")
 }
 
 /// `herald send --secret-file PATH`: sends a secret offer, waits for a device to open it,
