@@ -271,8 +271,9 @@ pub struct MessageView {
     pub body_markdown: String,
     pub actions: Vec<ActionView>,
     pub fields: Vec<FieldView>,
-    /// Where `fields` came from: the desktop shows `questions` one per card with a pager of
-    /// headers, and the others as one form.
+    /// Where `fields` came from: the desktop pages `questions` one field per step with a pager
+    /// of headers, pages other forms the same way when a field has a `header`, and shows the
+    /// rest as one form.
     pub form_source: FormSource,
     /// Structured content shown above the form, in order (≤ 10).
     pub blocks: Vec<BlockView>,

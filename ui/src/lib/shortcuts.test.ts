@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isTypingTarget, moveCursor, shortcutFor, type KeyPress } from "./shortcuts";
+import { isSubmitChord, isTypingTarget, moveCursor, shortcutFor, type KeyPress } from "./shortcuts";
 
 const press = (key: string, extra: Partial<KeyPress> = {}): KeyPress => ({
   key,
@@ -31,6 +31,13 @@ describe("shortcuts", () => {
   it("leaves Enter and arrows to the control that has focus", () => {
     expect(shortcutFor(press("Enter", { onControl: true }))).toBeNull();
     expect(shortcutFor(press("ArrowDown", { onControl: true }))).toBeNull();
+  });
+  it("submits a form with Ctrl+Enter or Cmd+Enter only", () => {
+    expect(isSubmitChord(press("Enter", { ctrlKey: true })), "Ctrl+Enter submits").toBe(true);
+    expect(isSubmitChord(press("Enter", { metaKey: true })), "Cmd+Enter submits").toBe(true);
+    expect(isSubmitChord(press("Enter")), "a plain Enter is a new line in a text area").toBe(false);
+    expect(isSubmitChord(press("Enter", { ctrlKey: true, altKey: true })), "Alt makes it another chord").toBe(false);
+    expect(isSubmitChord(press("a", { ctrlKey: true })), "only Enter").toBe(false);
   });
   it("knows typing targets", () => {
     const el = (tagName: string, type?: string, isContentEditable = false) => ({

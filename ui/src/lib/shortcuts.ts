@@ -1,6 +1,8 @@
 // Keyboard shortcuts of the inbox: j/k (or ArrowDown/ArrowUp) move between messages, Enter
 // opens, and in an open request `a` approves / `r` rejects when such actions exist. Keys typed
-// into a field never count.
+// into a field never count, and `a`/`r` pressed inside an answer form (on a radio button, a
+// checkbox) do not answer either. Ctrl+Enter (Cmd+Enter on macOS) submits the answer form from
+// any of its fields, a multi-line one included.
 
 export type Shortcut = "next" | "prev" | "open" | "approve" | "reject";
 
@@ -38,6 +40,11 @@ export function shortcutFor(press: KeyPress): Shortcut | null {
     default:
       return null;
   }
+}
+
+/** Ctrl+Enter or Cmd+Enter (without Alt): submit the form the focus is in. */
+export function isSubmitChord(press: Pick<KeyPress, "key" | "ctrlKey" | "metaKey" | "altKey">): boolean {
+  return press.key === "Enter" && (press.ctrlKey || press.metaKey) && !press.altKey;
 }
 
 /** Whether keys pressed on this element are typing (never shortcuts). */

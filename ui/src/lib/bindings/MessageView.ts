@@ -25,8 +25,9 @@ bodyHtml: string,
  */
 bodyMarkdown: string, actions: Array<ActionView>, fields: Array<FieldView>, 
 /**
- * Where `fields` came from: the desktop shows `questions` one per card with a pager of
- * headers, and the others as one form.
+ * Where `fields` came from: the desktop pages `questions` one field per step with a pager
+ * of headers, pages other forms the same way when a field has a `header`, and shows the
+ * rest as one form.
  */
 formSource: FormSource, 
 /**
