@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isSubmitChord, isTypingTarget, moveCursor, shortcutFor, type KeyPress } from "./shortcuts";
+import { isQuitChord, isSubmitChord, isTypingTarget, moveCursor, shortcutFor, type KeyPress } from "./shortcuts";
 
 const press = (key: string, extra: Partial<KeyPress> = {}): KeyPress => ({
   key,
@@ -38,6 +38,17 @@ describe("shortcuts", () => {
     expect(isSubmitChord(press("Enter")), "a plain Enter is a new line in a text area").toBe(false);
     expect(isSubmitChord(press("Enter", { ctrlKey: true, altKey: true })), "Alt makes it another chord").toBe(false);
     expect(isSubmitChord(press("a", { ctrlKey: true })), "only Enter").toBe(false);
+  });
+  it("quits with Ctrl+Q, or Cmd+Q on a Mac", () => {
+    const q = (extra: Partial<KeyPress & { shiftKey: boolean }>) => ({ ...press("q"), shiftKey: false, ...extra });
+    expect(isQuitChord(q({ ctrlKey: true }), false), "Ctrl+Q quits on Linux and Windows").toBe(true);
+    expect(isQuitChord(q({ key: "Q", ctrlKey: true }), false), "with Caps Lock on too").toBe(true);
+    expect(isQuitChord(q({ metaKey: true }), true), "Cmd+Q quits on a Mac").toBe(true);
+    expect(isQuitChord(q({ ctrlKey: true }), true), "Ctrl+Q is not the Mac's quit").toBe(false);
+    expect(isQuitChord(q({ metaKey: true }), false), "Super+Q belongs to the Linux desktop").toBe(false);
+    expect(isQuitChord(q({}), false), "a plain q is typing").toBe(false);
+    expect(isQuitChord(q({ ctrlKey: true, shiftKey: true }), false), "Ctrl+Shift+Q is another chord").toBe(false);
+    expect(isQuitChord(q({ ctrlKey: true, altKey: true }), false), "so is Ctrl+Alt+Q").toBe(false);
   });
   it("knows typing targets", () => {
     const el = (tagName: string, type?: string, isContentEditable = false) => ({

@@ -47,6 +47,16 @@ export function isSubmitChord(press: Pick<KeyPress, "key" | "ctrlKey" | "metaKey
   return press.key === "Enter" && (press.ctrlKey || press.metaKey) && !press.altKey;
 }
 
+/**
+ * Ctrl+Q or Cmd+Q (without Alt or Shift): quit Herald. Only one of the two counts, by platform
+ * (`mac`), so that Ctrl+Q on a Mac stays the system's and Cmd on Linux (the Super key) stays
+ * the desktop's.
+ */
+export function isQuitChord(press: Pick<KeyPress, "key" | "ctrlKey" | "metaKey" | "altKey"> & { shiftKey: boolean }, mac: boolean): boolean {
+  if (press.key.toLowerCase() !== "q" || press.altKey || press.shiftKey) return false;
+  return mac ? press.metaKey && !press.ctrlKey : press.ctrlKey && !press.metaKey;
+}
+
 /** Whether keys pressed on this element are typing (never shortcuts). */
 export function isTypingTarget(el: Pick<Element, "tagName" | "getAttribute"> | null): boolean {
   if (!el) return false;

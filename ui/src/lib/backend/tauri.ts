@@ -34,6 +34,11 @@ export const OPEN_MESSAGE_EVENT = "herald://open-message";
 export const OPEN_INBOX_EVENT = "herald://open-inbox";
 /** The shell asks to open an agent's notification (a click on its banner). */
 export const OPEN_NOTIFICATION_EVENT = "herald://open-notification";
+/**
+ * The person closed the window and the shell held the close back (Herald keeps running in the
+ * background): the UI tells them so the first time, then answers with `confirmClose`.
+ */
+export const CLOSE_REQUESTED_EVENT = "herald://close-requested";
 
 /** Whether the system's speech service worked the last time it was tried (src-tauri/src/speech.rs). */
 export type SpeechStatus = { available: boolean; reason: string | null };
@@ -264,6 +269,27 @@ export function onOpenNotification(handler: (notificationId: string) => void): P
 /** Subscribes to "show the inbox" requests from the shell; returns the unsubscriber. */
 export function onOpenInbox(handler: () => void): Promise<UnlistenFn> {
   return listen<null>(OPEN_INBOX_EVENT, () => handler());
+}
+
+// Closing the window. Herald keeps running in the background (tray icon; Quit in its menu).
+
+/** Whether the person was already told, once, that closing the window leaves Herald running. */
+export function closeHintShown(): Promise<boolean> {
+  return call<boolean>("close_hint_shown");
+}
+
+/**
+ * Closes the window and leaves Herald running (`quit` false), or quits Herald (`quit` true).
+ * Either way the shell records the close hint as shown. Sent after a close the shell held
+ * back, and for Ctrl+Q / Cmd+Q pressed in the window (`quit` true, no close pending).
+ */
+export function confirmClose(quit: boolean): Promise<void> {
+  return call<void>("confirm_close", { quit });
+}
+
+/** Subscribes to the shell's held-back window closes; returns the unsubscriber. */
+export function onCloseRequested(handler: () => void): Promise<UnlistenFn> {
+  return listen<null>(CLOSE_REQUESTED_EVENT, () => handler());
 }
 
 // The agent side. Notifications from agents are NOT end-to-end encrypted: the relay saw them.
