@@ -49,6 +49,8 @@ fn main() {
         "deny_connector",
         "revoke_connector",
         "ui_painted",
+        "close_hint_shown",
+        "confirm_close",
     ];
     let attributes = tauri_build::Attributes::new()
         .config_path("../tauri.conf.json")

@@ -8,6 +8,7 @@
 
 mod agents;
 mod answering;
+mod closing;
 mod commands;
 mod devices;
 mod embedded;

@@ -112,6 +112,8 @@ pub fn run_app<R: Runtime>(builder: tauri::Builder<R>, config: ShellConfig) -> t
                 agents::deny_connector,
                 agents::revoke_connector,
                 crate::paint::ui_painted,
+                crate::closing::close_hint_shown,
+                crate::closing::confirm_close,
             ],
         ))
         .setup(move |app| {
@@ -407,6 +409,13 @@ mod tests {
             let error: UiError = serde_json::from_value(error).expect("a UiError");
             assert_eq!(error.code, "invalid_relay_url", "{cmd}: {error:?}");
         }
+
+        // Closing and quitting (closing.rs): no notice to show while the close ends the app.
+        let hint: bool = get_ipc_response(&main, request("close_hint_shown", json!({})))
+            .expect("close_hint_shown is allowed")
+            .deserialize()
+            .expect("a bool");
+        assert!(hint, "closing the window quits, so the UI has nothing to tell first");
 
         let other = WebviewWindowBuilder::new(&app, "other", Default::default())
             .build()
