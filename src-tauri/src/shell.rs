@@ -415,7 +415,10 @@ mod tests {
             .expect("close_hint_shown is allowed")
             .deserialize()
             .expect("a bool");
-        assert!(hint, "closing the window quits, so the UI has nothing to tell first");
+        assert!(
+            hint,
+            "closing the window quits, so the UI has nothing to tell first"
+        );
 
         let other = WebviewWindowBuilder::new(&app, "other", Default::default())
             .build()
