@@ -1,15 +1,17 @@
-//! Commands of the agent side (docs/desktop-notifications.md): notifications from
-//! agents (NOT end-to-end encrypted: the relay saw them in transit), their receipts and typed
-//! replies, quiet hours, speech, and Settings → Agents (agent keys and connectors). One-line
-//! adapters over the device core, like `commands.rs`.
+//! Commands of the agent side and of banners (docs/desktop-notifications.md): notifications
+//! from agents (NOT end-to-end encrypted: the relay saw them in transit), their receipts and
+//! typed replies, quiet hours, this device's notification settings, what the window shows
+//! (`ui_viewing`), speech, and Settings → Agents (agent keys and connectors). One-line
+//! adapters over the device core and `notify_plan`, like `commands.rs`.
 
 use herald_client::notification_view::{
-    AgentKeyView, ConnectorView, NewAgentKey, NotificationReceiptKind, NotificationView,
-    QuietHoursSettings,
+    AgentKeyView, ConnectorView, NewAgentKey, NotificationReceiptKind, NotificationSettings,
+    NotificationView, QuietHoursSettings,
 };
 use tauri::State;
 
 use crate::commands::ui_error;
+use crate::notify_plan::viewing::{OnScreen, Viewing};
 use crate::shell::AppState;
 use crate::speech::{Speaker, SpeechStatus};
 use herald_client::view::UiError;
@@ -91,6 +93,36 @@ pub async fn set_quiet_hours(
     settings: QuietHoursSettings,
 ) -> CmdResult<QuietHoursSettings> {
     state.core.set_quiet_hours(settings).await.map_err(ui_error)
+}
+
+/// This device's notification settings (banner mode, muted senders, sound, previews).
+#[tauri::command]
+pub async fn notification_settings(state: State<'_, AppState>) -> CmdResult<NotificationSettings> {
+    state.core.notification_settings().await.map_err(ui_error)
+}
+
+/// Saves this device's notification settings; returns them as saved. Errors: `invalid_input`
+/// naming `muted`, `storage`.
+#[tauri::command]
+pub async fn set_notification_settings(
+    state: State<'_, AppState>,
+    settings: NotificationSettings,
+) -> CmdResult<NotificationSettings> {
+    state
+        .core
+        .set_notification_settings(settings)
+        .await
+        .map_err(ui_error)
+}
+
+/// What the window shows: the message or notification open in the reading pane (`null` for
+/// none) and whether the window has the focus. Its banner is skipped only while both hold.
+#[tauri::command]
+pub fn ui_viewing(on_screen: State<'_, OnScreen>, message_id: Option<String>, focused: bool) {
+    on_screen.report(Viewing {
+        message_id,
+        focused,
+    });
 }
 
 /// Agent keys that are not revoked.

@@ -64,14 +64,15 @@ pub fn sync_failed<R: Runtime>(app: &AppHandle<R>, last_sync: &LastSyncState, er
 fn deliver<R: Runtime>(app: &AppHandle<R>, event: CoreEvent) {
     if let Some(notifier) = app.try_state::<Notifier>() {
         match &event {
+            // Settings, quiet hours, what the window shows and receipts are the notifier's to
+            // judge: every new arrival goes to it.
             CoreEvent::MessageUpserted { message, is_new } => {
-                if *is_new && needs_notification(message) {
-                    notifier.new_request(message.clone());
+                if *is_new && announces(message) {
+                    notifier.new_message(message.clone());
                 } else if closes_notification(message) {
                     notifier.closed(&message.id);
                 }
             }
-            // Quiet hours and receipts are the notifier's to judge.
             CoreEvent::NotificationUpserted {
                 notification,
                 is_new: true,
@@ -84,14 +85,24 @@ fn deliver<R: Runtime>(app: &AppHandle<R>, event: CoreEvent) {
     }
 }
 
-/// A new request waiting for this person's answer, readable on this device.
-fn needs_notification(message: &MessageSummary) -> bool {
-    message.expects_answer && message.status == MessageStatus::Pending && message.error.is_none()
+/// Whether a message new to this device is announced: a message, a secret offer, a request
+/// still pending — readable or not (an unreadable one's banner says only "New message" or
+/// "Needs your reply"). A request first seen already answered, expired or cancelled (answered
+/// on another device while this one was off, say) waits for nothing and is not announced.
+fn announces(message: &MessageSummary) -> bool {
+    matches!(
+        message.status,
+        MessageStatus::Pending | MessageStatus::Delivered
+    )
 }
 
-/// A request whose banner (if any) must go: no longer pending, or no longer readable.
+/// A request whose banner (if any) must go, and that no longer counts as held back by quiet
+/// hours: answered, expired or cancelled.
 fn closes_notification(message: &MessageSummary) -> bool {
-    message.status != MessageStatus::Pending || message.error.is_some()
+    matches!(
+        message.status,
+        MessageStatus::Answered | MessageStatus::Expired | MessageStatus::Cancelled
+    )
 }
 
 #[cfg(test)]
@@ -104,6 +115,7 @@ mod tests {
             revision: 1,
             title: "Deploy?".into(),
             sender_name: "ci-agent".into(),
+            sender_id: Some("con_ci-agent".into()),
             created_at: "2026-01-01T00:00:00Z".into(),
             expires_at: None,
             status,
@@ -118,31 +130,37 @@ mod tests {
     }
 
     #[test]
-    fn only_pending_readable_requests_notify() {
+    fn every_new_message_request_and_offer_is_announced() {
         assert!(
-            needs_notification(&summary(MessageStatus::Pending, true, None)),
-            "a pending request notifies"
+            announces(&summary(MessageStatus::Pending, true, None)),
+            "a pending request"
         );
         assert!(
-            !needs_notification(&summary(MessageStatus::Delivered, false, None)),
-            "a plain message does not"
+            announces(&summary(MessageStatus::Delivered, false, None)),
+            "a plain message (or a secret offer)"
         );
         assert!(
-            !needs_notification(&summary(MessageStatus::Answered, true, None)),
-            "an answered request does not"
-        );
-        assert!(
-            !needs_notification(&summary(
+            announces(&summary(
                 MessageStatus::Pending,
                 true,
                 Some("bad signature")
             )),
-            "an unreadable message does not"
+            "an unreadable one too (its banner says nothing of its content)"
         );
+        for status in [
+            MessageStatus::Answered,
+            MessageStatus::Expired,
+            MessageStatus::Cancelled,
+        ] {
+            assert!(
+                !announces(&summary(status, true, None)),
+                "{status:?} when first seen: nothing waits"
+            );
+        }
     }
 
     #[test]
-    fn answered_expired_cancelled_or_unreadable_requests_lose_their_banner() {
+    fn answered_expired_or_cancelled_requests_lose_their_banner() {
         for status in [
             MessageStatus::Answered,
             MessageStatus::Expired,
@@ -158,8 +176,8 @@ mod tests {
             "a pending request keeps it"
         );
         assert!(
-            closes_notification(&summary(MessageStatus::Pending, true, Some("bad"))),
-            "an unreadable one loses it"
+            !closes_notification(&summary(MessageStatus::Delivered, false, None)),
+            "a message read or changed keeps it, and stays counted for quiet hours"
         );
     }
 }

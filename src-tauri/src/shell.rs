@@ -10,6 +10,7 @@ use tauri::{Manager, Runtime};
 use crate::answering::AnswerGate;
 use crate::embedded::EmbeddedRelay;
 use crate::events::LastSyncState;
+use crate::notify_plan::viewing::OnScreen;
 use crate::picks::PickedFiles;
 use crate::speech::Speaker;
 use crate::{agents, commands, devices, events, files};
@@ -65,6 +66,8 @@ pub fn run_app<R: Runtime>(builder: tauri::Builder<R>, config: ShellConfig) -> t
         .plugin(tauri_plugin_opener::init())
         .plugin(tauri_plugin_dialog::init())
         .plugin(navigation_guard())
+        // What the window shows, reported by `ui_viewing` even before the core opens.
+        .manage(OnScreen::default())
         .invoke_handler(crate::startup::gated(
             gate,
             tauri::generate_handler![
@@ -104,6 +107,9 @@ pub fn run_app<R: Runtime>(builder: tauri::Builder<R>, config: ShellConfig) -> t
                 agents::speech_status,
                 agents::quiet_hours,
                 agents::set_quiet_hours,
+                agents::notification_settings,
+                agents::set_notification_settings,
+                agents::ui_viewing,
                 agents::agent_keys,
                 agents::create_agent_key,
                 agents::revoke_agent_key,
@@ -153,11 +159,13 @@ pub fn run_app<R: Runtime>(builder: tauri::Builder<R>, config: ShellConfig) -> t
                 let relay = Arc::new(EmbeddedRelay::new(data_dir.clone()));
                 let answers = AnswerGate::default();
                 let speaker = handle.state::<Speaker>().inner().clone();
+                let on_screen = handle.state::<OnScreen>().inner().clone();
                 handle.manage(crate::notify::Notifier::start(
                     &handle,
                     core.clone(),
                     answers.clone(),
                     speaker,
+                    on_screen,
                 ));
                 let last_sync = LastSyncState::default();
                 // Subscribe before sync starts so no event is missed.
@@ -419,6 +427,50 @@ mod tests {
             hint,
             "closing the window quits, so the UI has nothing to tell first"
         );
+
+        // The window says what it shows; the notifier skips only that message's banner.
+        get_ipc_response(
+            &main,
+            request(
+                "ui_viewing",
+                json!({ "messageId": "msg_x", "focused": true }),
+            ),
+        )
+        .expect("ui_viewing is allowed");
+        let on_screen = app.state::<OnScreen>();
+        assert!(
+            on_screen.shows("msg_x"),
+            "the report reached the notifier's state"
+        );
+        get_ipc_response(
+            &main,
+            request(
+                "ui_viewing",
+                json!({ "messageId": "msg_x", "focused": false }),
+            ),
+        )
+        .expect("ui_viewing is allowed");
+        assert!(
+            !on_screen.shows("msg_x"),
+            "an unfocused window shows nothing"
+        );
+
+        let settings: herald_client::notification_view::NotificationSettings =
+            get_ipc_response(&main, request("notification_settings", json!({})))
+                .expect("notification_settings is allowed")
+                .deserialize()
+                .expect("NotificationSettings");
+        assert_eq!(settings, Default::default(), "the defaults before any save");
+        let error = get_ipc_response(
+            &main,
+            request(
+                "set_notification_settings",
+                json!({ "settings": { "banners": "nothing", "muted": ["ci-agent"], "sound": true, "previews": true } }),
+            ),
+        )
+        .expect_err("a name is no sender id");
+        let error: UiError = serde_json::from_value(error).expect("a UiError");
+        assert_eq!(error.code, "invalid_input", "{error:?}");
 
         let other = WebviewWindowBuilder::new(&app, "other", Default::default())
             .build()

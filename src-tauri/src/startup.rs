@@ -12,7 +12,7 @@ use tauri::Runtime;
 use tokio::sync::{watch, Semaphore};
 
 /// Commands that never touch the core, run at once even while it opens.
-const WITHOUT_CORE: &[&str] = &["ui_painted", "close_hint_shown", "confirm_close"];
+const WITHOUT_CORE: &[&str] = &["ui_painted", "ui_viewing", "close_hint_shown", "confirm_close"];
 
 /// How long the checks wait for the first paint before running anyway (a window that never
 /// paints, say hidden): the check then merely competes with the start.

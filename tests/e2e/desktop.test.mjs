@@ -84,10 +84,17 @@ const AGENT_TITLE = "Build 214 finished";
 const AGENT_BODY = "All 214 tests passed. Deploy to staging?";
 const AGENT_REPLY = "Yes, deploy it";
 const QUIET_TITLE = "Nightly backup done";
+const MESSAGE_TITLE = "Nightly build is green";
+const HIDDEN_MESSAGE_TITLE = "Release notes for v1.3";
+const HIDDEN_MESSAGE_BODY = "The queue moved to staging-eu.";
+const HIDDEN_REQUEST_TITLE = "Rotate the staging certificate?";
 /** Set by in-session.sh when it runs a speech service the app can use (audio to a null sink). */
 const SPEECH = process.env.HERALD_E2E_SPEECH === "1";
 /** The second line of a banner without buttons (src-tauri/src/notify_plan.rs). */
 const OPEN_TO_ANSWER = "Open Herald to answer.";
+/** The freedesktop sound names of the two kinds of banner (src-tauri/src/notify_plan/policy.rs). */
+const SOUND_NEEDS_REPLY = "window-attention";
+const SOUND_NEW_MESSAGE = "message-new-instant";
 // A 1×1 PNG.
 const PNG_1X1 =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
@@ -148,6 +155,7 @@ const PLAINTEXT = [
   GALLERY_TITLE, GALLERY.body, ...GALLERY.blocks.map((b) => b.text).filter(Boolean), FOLLOW_UP_TITLE,
   "The diagram follows.", FILES_TITLE, "All 481 checks passed.", IMAGE_TITLE, IMAGE_ALT, SECRET_ASK_TITLE,
   OFFER_TITLE, CANCEL_TITLE, EXPIRE_TITLE, PLAIN_TITLE, AGENT_TITLE, AGENT_BODY, AGENT_REPLY, QUIET_TITLE,
+  MESSAGE_TITLE, HIDDEN_MESSAGE_TITLE, HIDDEN_MESSAGE_BODY, HIDDEN_REQUEST_TITLE,
   "Quiet hours are over",
 ];
 
@@ -755,6 +763,85 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       }
     });
 
+    await step("a plain message gets a banner too, with its own sound, while another message is open", async (skip) => {
+      if (!NOTIFICATIONS) return skip();
+      const request = await notificationFor(TITLE);
+      assert.equal(request.sound, SOUND_NEEDS_REPLY, "a request sounds like it needs a reply");
+      // The window is open and focused on another message: that keeps no banner away.
+      assert.notEqual(await textOf(await find("message-title")), MESSAGE_TITLE, "another message is open");
+      const sent = await withDeadline(
+        runHerald(["send", "--title", MESSAGE_TITLE, "--body", "All 481 checks passed."], { HERALD_URL: relayUrl, HERALD_TOKEN: token }).done,
+        ANSWER_TIMEOUT,
+        "herald send (plain message)",
+      );
+      assert.equal(sent.code, 0, `sent (stderr: ${sent.stderr})`);
+      const shown = await notificationFor(MESSAGE_TITLE);
+      assert.equal(shown.summary, "ci-agent", "it names the sender");
+      assert.equal(shown.body, MESSAGE_TITLE, "it carries the title only, never the body");
+      assert.deepEqual(buttonsOf(shown), {}, "nothing to answer");
+      assert.equal(shown.sound, SOUND_NEW_MESSAGE, "a message sounds different from a request");
+      press(shown.id, "default");
+      await paneShows(MESSAGE_TITLE, "a click on the banner opens the message");
+    });
+
+    await step("with previews and sound off a banner says only the sender and New message or Needs your reply", async (skip) => {
+      if (!NOTIFICATIONS) return skip();
+      const toggle = async (id, on) => {
+        const box = await find(id);
+        if ((await box.isSelected()) !== on) await box.click();
+        await driver.wait(async () => (await (await find(id)).isSelected()) === on, UI_TIMEOUT, `${id} saved ${on ? "on" : "off"}`);
+      };
+      await click("nav-settings");
+      await click("settings-tab-notifications");
+      await toggle("banner-previews", false);
+      await toggle("banner-sound", false);
+      await click("nav-inbox");
+      try {
+        const before = recordedNotifications().length;
+        const env = { HERALD_URL: relayUrl, HERALD_TOKEN: token };
+        const sent = await withDeadline(
+          runHerald(["send", "--title", HIDDEN_MESSAGE_TITLE, "--body", HIDDEN_MESSAGE_BODY], env).done,
+          ANSWER_TIMEOUT,
+          "herald send (previews off)",
+        );
+        assert.equal(sent.code, 0, `sent (stderr: ${sent.stderr})`);
+        const message = await pollFor(
+          () => recordedNotifications().slice(before).find((n) => n.body === "New message"),
+          UI_TIMEOUT,
+          "no banner for the message",
+        );
+        const asked = await withDeadline(
+          runHerald(["ask", "--title", HIDDEN_REQUEST_TITLE, "--action", "rotate:Rotate", "--timeout", "1s"], env).done,
+          ANSWER_TIMEOUT,
+          "herald ask (previews off)",
+        );
+        assert.equal(asked.code, 3, `herald ask stops waiting (stderr: ${asked.stderr})`);
+        const request = await pollFor(
+          () => recordedNotifications().slice(before).find((n) => n.body === "Needs your reply"),
+          UI_TIMEOUT,
+          "no banner for the request",
+        );
+        for (const banner of [message, request]) {
+          assert.equal(banner.summary, "ci-agent", "the sender only");
+          assert.deepEqual(buttonsOf(banner), {}, "no buttons: nothing is answered unseen");
+          assert.equal(banner.sound, null, "sound off: no sound hint");
+        }
+        for (const n of recordedNotifications().slice(before)) {
+          const text = `${n.summary}\n${n.body}\n${n.actions.join(" ")}`;
+          for (const hidden of [HIDDEN_MESSAGE_TITLE, HIDDEN_MESSAGE_BODY, HIDDEN_REQUEST_TITLE, "Rotate"]) {
+            assert.ok(!text.includes(hidden), `"${hidden}" is not in a banner: ${text}`);
+          }
+        }
+        await screenshot("desktop-e2e-previews-off.png");
+      } finally {
+        await click("nav-settings");
+        await click("settings-tab-notifications");
+        await toggle("banner-previews", true);
+        await toggle("banner-sound", true);
+        await click("nav-inbox");
+      }
+    });
+
     let agentKey;
     await step("an agent key from Settings notifies the desktop: banner, inbox entry not E2E, receipts, typed reply", async () => {
       await click("nav-settings");
@@ -887,8 +974,24 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       assert.equal(after.json.suppressed, false);
       if (NOTIFICATIONS) {
         await notificationFor("Quiet hours are over");
-        const since = recordedNotifications().slice(before);
-        assert.deepEqual(since.map((n) => n.body.split("\n")[0]), ["Quiet hours are over"], "the held-back one never reached the notification server");
+        // What quiet hours held back is summed up once they are over (here: turned off, seen
+        // with the next arrival), never shown on its own.
+        const since = await pollFor(
+          () => {
+            const shown = recordedNotifications().slice(before);
+            return shown.length >= 2 ? shown : false;
+          },
+          UI_TIMEOUT,
+          "no summary of what quiet hours held back",
+        );
+        assert.deepEqual(
+          since.map((n) => n.summary).sort(),
+          ["1 new during quiet hours", AGENT_KEY_NAME].sort(),
+          `one summary and the new banner: ${JSON.stringify(since)}`,
+        );
+        const summary = since.find((n) => n.summary === "1 new during quiet hours");
+        assert.equal(summary.body, `1 notification from ${AGENT_KEY_NAME}. Open Herald to read them.`);
+        assert.ok(!since.some((n) => n.body.includes(QUIET_TITLE)), "the held-back one never reached the notification server");
       }
     });
 

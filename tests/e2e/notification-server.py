@@ -5,7 +5,8 @@ Owns org.freedesktop.Notifications, answers like a desktop's server, and appends
 that changes what is on screen as one JSON line to the file named by the first argument, so
 the test can assert what the app showed and withdrew:
 
-  Notify             {"id", "app_name", "replaces_id", "summary", "body", "actions"}
+  Notify             {"id", "app_name", "replaces_id", "summary", "body", "actions", "sound"}
+                     ("sound": the sound-name hint, null without one)
   CloseNotification  {"closed": id}   (and emits NotificationClosed(id, 3), as servers do)
 
 GetCapabilities lists "body-markup", so the app must escape the text it puts in bodies.
@@ -64,7 +65,7 @@ def main() -> None:
 
     def on_call(conn, _sender, _path, _iface, method, params, invocation):
         if method == "Notify":
-            app_name, replaces, _icon, summary, body, actions, _hints, _timeout = params.unpack()
+            app_name, replaces, _icon, summary, body, actions, hints, _timeout = params.unpack()
             next_id[0] += 1
             record({
                 "id": next_id[0],
@@ -73,6 +74,7 @@ def main() -> None:
                 "summary": summary,
                 "body": body,
                 "actions": list(actions),
+                "sound": hints.get("sound-name"),
             })
             invocation.return_value(GLib.Variant("(u)", (next_id[0],)))
         elif method == "CloseNotification":

@@ -62,7 +62,7 @@ export class NotificationServer {
   }
 }
 
-/** Every record, in order: Notify calls ({id, summary, body, actions}) and withdrawals ({closed}). */
+/** Every record, in order: Notify calls ({id, summary, body, actions, sound}) and withdrawals ({closed}). */
 export function records(recordPath) {
   if (!recordPath || !existsSync(recordPath)) return [];
   return readFileSync(recordPath, "utf8")

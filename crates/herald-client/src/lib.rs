@@ -9,6 +9,7 @@ pub mod demo;
 pub mod device_view;
 pub mod files;
 pub mod http;
+pub mod notification_settings;
 pub mod notification_view;
 pub mod view;
 pub mod ws;

@@ -43,6 +43,9 @@ pub struct NotificationView {
     pub source_kind: String,
     /// The agent key's or connector's name.
     pub source_name: String,
+    /// The agent key's or connector's id (as in `AgentKeyView.id` / `ConnectorView.id`); null
+    /// for notifications this device cached before it kept them. Settings mute agents by it.
+    pub source_id: Option<String>,
     /// RFC 3339 UTC, relay clock.
     pub received_at: String,
     pub displayed_at: Option<String>,
@@ -88,6 +91,49 @@ pub struct QuietHoursSettings {
     /// Read-only: whether they hold now. Ignored by `set_quiet_hours`.
     #[serde(default)]
     pub active: bool,
+}
+
+/// Which new arrivals get a banner on this device.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub enum BannerMode {
+    /// Only what waits for an answer: pending requests, and notifications from agents that
+    /// expect a reply.
+    RequestsOnly,
+    /// Every new message, request, secret offer and notification from an agent.
+    #[default]
+    Everything,
+    /// No banners (everything still arrives in the inbox).
+    Nothing,
+}
+
+/// This device's notification settings: device-local (a file in the data dir, never sent to
+/// the relay), read by the desktop before every banner (docs/desktop-notifications.md).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", default)]
+#[ts(export)]
+pub struct NotificationSettings {
+    pub banners: BannerMode,
+    /// Senders whose arrivals get no banner, sound or speech: connection ids (`con_…`), agent
+    /// key and connector ids. Sorted, without repeats.
+    pub muted: Vec<String>,
+    /// Banners play a sound (one for "needs your reply", another for "new message").
+    pub sound: bool,
+    /// Banners show what arrived (a message's title, an agent's text). Off: only the sender
+    /// and "New message" or "Needs your reply".
+    pub previews: bool,
+}
+
+impl Default for NotificationSettings {
+    fn default() -> Self {
+        NotificationSettings {
+            banners: BannerMode::Everything,
+            muted: Vec::new(),
+            sound: true,
+            previews: true,
+        }
+    }
 }
 
 /// An agent key (not revoked), as listed in Settings → Agents.

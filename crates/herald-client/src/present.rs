@@ -59,6 +59,7 @@ pub fn summary(key: &LocalKey, m: &CachedMessage) -> MessageSummary {
         revision: r.revision.0,
         title,
         sender_name: r.sender_name.clone(),
+        sender_id: r.sender_id.clone(),
         created_at: r.created_at.clone(),
         expires_at: r.expires_at.clone(),
         status: status(r.status),

@@ -150,6 +150,7 @@ impl Session {
             status: record.status,
             expects_answer: record.expects_answer,
             sender_name: record.sender.name.clone(),
+            sender_id: Some(record.sender.id.clone()),
             created_at: record.created_at.clone(),
             expires_at: record.expires_at.clone(),
             sealed_title: None,
@@ -176,6 +177,11 @@ impl Session {
                     ));
                 }
                 row.sender_name = sender_name;
+                // The signed header's sender, which the relay's metadata only repeats.
+                row.sender_id = Some(match &opened.sender {
+                    Principal::Device(id) => id.to_string(),
+                    Principal::Connection(id) => id.to_string(),
+                });
                 // A title that breaks the one rule of titles (controls, line breaks, bidi
                 // overrides, nothing visible) is not trusted: the list shows it escaped, next to
                 // the error that names the rule.

@@ -121,6 +121,9 @@ pub struct MessageSummary {
     pub title: String,
     /// Name of the sending connection (or device).
     pub sender_name: String,
+    /// Id of the sending connection (`con_…`, as in `ConnectionView.id`) or device; null for
+    /// messages this device cached before it kept senders' ids. Settings mute senders by it.
+    pub sender_id: Option<String>,
     /// RFC 3339, UTC, the relay's clock.
     pub created_at: String,
     pub expires_at: Option<String>,

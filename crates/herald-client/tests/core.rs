@@ -116,6 +116,11 @@ async fn request_arrives_live_is_answered_and_survives_restart() {
     let summary = next_upsert(&mut events, |m, is_new| m.id == sent.id.as_str() && is_new).await;
     assert_eq!(summary.title, "Deploy?", "decrypted title");
     assert_eq!(summary.sender_name, "deploy-bot", "verified sender name");
+    assert_eq!(
+        summary.sender_id.as_deref(),
+        Some(connection.id.as_str()),
+        "the signing connection's id, which Settings mutes by"
+    );
     assert_eq!(summary.status, MessageStatus::Pending, "pending request");
     assert!(summary.unread, "new is unread");
 

@@ -94,6 +94,11 @@ async fn a_notification_reaches_the_inbox_and_its_receipts_and_reply_reach_the_a
     assert!(!view.end_to_end, "marked not end-to-end encrypted");
     assert!(view.speak && view.expect_reply && !view.suppressed);
     assert_eq!(view.source_name, "CI bot");
+    assert_eq!(
+        view.source_id.as_deref(),
+        Some(key.id.as_str()),
+        "the agent key's id, which Settings mutes by"
+    );
     assert_eq!(view.notification_id, "build-214");
     let listed = core.notifications().await.expect("list");
     assert_eq!(listed.len(), 1, "one in the inbox");

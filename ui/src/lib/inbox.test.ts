@@ -8,6 +8,7 @@ function summary(id: string, createdAt: string, patch: Partial<MessageSummary> =
     revision: 1,
     title: `title ${id}`,
     senderName: "ci-agent",
+    senderId: "con-ci",
     createdAt,
     expiresAt: null,
     status: "pending",
@@ -63,7 +64,7 @@ describe("InboxState", () => {
     const note = {
       id: "ntf_1", notificationId: "n1", endToEnd: false, title: "Build finished", subtitle: null, body: null,
       speak: false, expectReply: false, priority: "normal" as const, sound: true, group: null, threadId: null,
-      sourceKind: "agentKey", sourceName: "build-bot", receivedAt: "2026-01-01T11:00:00.000Z",
+      sourceKind: "agentKey", sourceName: "build-bot", sourceId: "agk-1", receivedAt: "2026-01-01T11:00:00.000Z",
       displayedAt: null, spokenAt: null, repliedAt: null, reply: null, suppressed: false, unread: true,
       error: null, revision: 3,
     };
@@ -201,7 +202,7 @@ describe("InboxState paging", () => {
     const note = {
       id: "ntf_1", notificationId: "n1", endToEnd: false, title: "t", subtitle: null, body: null,
       speak: false, expectReply: false, priority: "normal" as const, sound: true, group: null, threadId: null,
-      sourceKind: "agentKey", sourceName: "bot", receivedAt: "2026-01-01T10:00:00.100+00:00",
+      sourceKind: "agentKey", sourceName: "bot", sourceId: "agk-1", receivedAt: "2026-01-01T10:00:00.100+00:00",
       displayedAt: null, spokenAt: null, repliedAt: null, reply: null, suppressed: false, unread: false,
       error: null, revision: 1,
     };

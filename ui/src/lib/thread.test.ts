@@ -8,6 +8,7 @@ function summary(id: string, patch: Partial<MessageSummary> = {}): MessageSummar
     revision: 1,
     title: `title ${id}`,
     senderName: "ci-agent",
+    senderId: "con-ci",
     createdAt: "2026-01-01T10:00:00Z",
     expiresAt: null,
     status: "delivered",

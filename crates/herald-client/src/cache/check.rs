@@ -174,6 +174,7 @@ mod tests {
             status: herald_protocol::wire::MessageStatus::Pending,
             expects_answer: false,
             sender_name: "agent".into(),
+            sender_id: Some("con_agent".into()),
             created_at: format!("2026-01-01T00:{:02}:{:02}.000Z", n / 60 % 60, n % 60),
             expires_at: None,
             sealed_title: Some(vec![7; 64]),

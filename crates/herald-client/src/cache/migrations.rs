@@ -84,6 +84,13 @@ const MIGRATIONS: &[M<'static>] = &[
     // 7: when this device last finished a catch-up with the relay (RFC 3339, relay clock), so
     // a command reading the cache while the relay is out of reach can say how old it is.
     M::up("ALTER TABLE sync_state ADD COLUMN synced_at TEXT;"),
+    // 8: who sent a message (the connection's or device's id) and a notification (the agent
+    // key's or connector's id), so the desktop can mute one sender's banners. Rows cached
+    // before it keep NULL: only new arrivals get banners, so nothing is read again.
+    M::up(
+        "ALTER TABLE messages ADD COLUMN sender_id TEXT;
+    ALTER TABLE notifications ADD COLUMN source_id TEXT;",
+    ),
 ];
 
 /// Brings the database to the latest schema, keeping the migration error (the cache tells

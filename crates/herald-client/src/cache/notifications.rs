@@ -17,6 +17,9 @@ pub struct CachedNotification {
     pub notification_id: String,
     pub source_kind: String,
     pub source_name: String,
+    /// The agent key's or connector's id; `None` for rows cached before it was kept
+    /// (migration 8).
+    pub source_id: Option<String>,
     pub received_at: String,
     pub expect_reply: bool,
     pub suppressed: bool,
@@ -34,7 +37,7 @@ pub struct CachedNotification {
 
 const COLUMNS: &str = "id, revision, notification_id, source_kind, source_name, received_at,
     expect_reply, suppressed, displayed_at, spoken_at, replied_at, sealed_content, sealed_reply,
-    error, unread";
+    error, unread, source_id";
 
 fn read(r: &Row<'_>) -> rusqlite::Result<CachedNotification> {
     Ok(CachedNotification {
@@ -53,6 +56,7 @@ fn read(r: &Row<'_>) -> rusqlite::Result<CachedNotification> {
         sealed_reply: r.get(12)?,
         error: r.get(13)?,
         unread: r.get(14)?,
+        source_id: r.get(15)?,
     })
 }
 
@@ -80,15 +84,16 @@ fn upsert(c: &Connection, n: &CachedNotification) -> Result<bool> {
     c.execute(
         "INSERT INTO notifications (id, revision, notification_id, source_kind, source_name,
              received_at, expect_reply, suppressed, displayed_at, spoken_at, replied_at,
-             sealed_content, sealed_reply, error)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+             sealed_content, sealed_reply, error, source_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
          ON CONFLICT(id) DO UPDATE SET
              revision = excluded.revision, suppressed = excluded.suppressed,
              displayed_at = excluded.displayed_at, spoken_at = excluded.spoken_at,
              replied_at = excluded.replied_at,
              sealed_content = COALESCE(notifications.sealed_content, excluded.sealed_content),
              sealed_reply = COALESCE(excluded.sealed_reply, notifications.sealed_reply),
-             error = excluded.error",
+             error = excluded.error,
+             source_id = COALESCE(excluded.source_id, notifications.source_id)",
         params![
             n.id,
             n.revision.0 as i64,
@@ -104,6 +109,7 @@ fn upsert(c: &Connection, n: &CachedNotification) -> Result<bool> {
             n.sealed_content,
             n.sealed_reply,
             n.error,
+            n.source_id,
         ],
     )?;
     Ok(existing.is_none())

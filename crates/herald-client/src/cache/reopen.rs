@@ -56,6 +56,7 @@ mod tests {
             status: MessageStatus::Answered,
             expects_answer: true,
             sender_name: "agent".into(),
+            sender_id: Some("con_agent".into()),
             created_at: format!("2026-01-01T00:00:{revision:02}.000Z"),
             expires_at: None,
             sealed_title: Some(vec![1]),

@@ -15,6 +15,9 @@ pub struct StoredRecord {
     pub status: MessageStatus,
     pub expects_answer: bool,
     pub sender_name: String,
+    /// The sender's id (`con_…` for a connection, a device id for a device); `None` for rows
+    /// cached before it was kept (migration 8).
+    pub sender_id: Option<String>,
     pub created_at: String,
     pub expires_at: Option<String>,
     pub sealed_title: Option<Vec<u8>>,
@@ -43,8 +46,8 @@ pub(super) fn upsert(c: &Connection, r: &StoredRecord) -> Result<()> {
     c.prepare_cached(
         "INSERT INTO messages (id, revision, status, expects_answer, sender_name, created_at,
              expires_at, sealed_title, sealed_content, sealed_answer, answered_at, error,
-             thread_id, thread_sequence, reply_to, kind)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+             thread_id, thread_sequence, reply_to, kind, sender_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
          ON CONFLICT(id) DO UPDATE SET
              revision = excluded.revision, status = excluded.status,
              expects_answer = excluded.expects_answer, sender_name = excluded.sender_name,
@@ -53,7 +56,8 @@ pub(super) fn upsert(c: &Connection, r: &StoredRecord) -> Result<()> {
              sealed_answer = excluded.sealed_answer, answered_at = excluded.answered_at,
              error = excluded.error, thread_id = excluded.thread_id,
              thread_sequence = excluded.thread_sequence, reply_to = excluded.reply_to,
-             kind = excluded.kind",
+             kind = excluded.kind,
+             sender_id = COALESCE(excluded.sender_id, messages.sender_id)",
     )?
     .execute(params![
         r.id,
@@ -72,19 +76,20 @@ pub(super) fn upsert(c: &Connection, r: &StoredRecord) -> Result<()> {
         r.thread_sequence,
         r.reply_to,
         r.kind,
+        r.sender_id,
     ])?;
     Ok(())
 }
 
 const COLUMNS: &str = "id, revision, status, expects_answer, sender_name, created_at, expires_at,
     sealed_title, sealed_content, sealed_answer, answered_at, error, unread,
-    COALESCE(thread_id, id), thread_sequence, reply_to, kind";
+    COALESCE(thread_id, id), thread_sequence, reply_to, kind, sender_id";
 
 /// [`COLUMNS`] without the sealed content and answer (read back as `None`): what an inbox row
 /// needs, without reading a message's largest blobs.
 pub(super) const SUMMARY_COLUMNS: &str = "id, revision, status, expects_answer, sender_name,
     created_at, expires_at, sealed_title, NULL, NULL, answered_at, error, unread,
-    COALESCE(thread_id, id), thread_sequence, reply_to, kind";
+    COALESCE(thread_id, id), thread_sequence, reply_to, kind, sender_id";
 
 pub(super) fn from_row(row: &Row<'_>) -> rusqlite::Result<(CachedMessage, String)> {
     let status: String = row.get(2)?;
@@ -96,6 +101,7 @@ pub(super) fn from_row(row: &Row<'_>) -> rusqlite::Result<(CachedMessage, String
                 status: MessageStatus::Pending,
                 expects_answer: row.get(3)?,
                 sender_name: row.get(4)?,
+                sender_id: row.get(17)?,
                 created_at: row.get(5)?,
                 expires_at: row.get(6)?,
                 sealed_title: row.get(7)?,

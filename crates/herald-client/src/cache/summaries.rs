@@ -113,6 +113,7 @@ mod tests {
             status: MessageStatus::Delivered,
             expects_answer: false,
             sender_name: "agent".into(),
+            sender_id: Some("con_agent".into()),
             created_at: created_at.into(),
             expires_at: None,
             sealed_title: Some(vec![1, 2, 3]),

@@ -8,6 +8,7 @@ fn record(id: &str, revision: u64, status: MessageStatus) -> StoredRecord {
         status,
         expects_answer: true,
         sender_name: "agent".into(),
+        sender_id: Some("con_agent".into()),
         created_at: format!("2026-01-01T00:00:{:02}.000Z", revision % 60),
         expires_at: None,
         sealed_title: Some(vec![1, 2, 3]),
@@ -62,6 +63,51 @@ fn the_kind_migration_re_reads_the_history_and_keeps_read_state() {
         "the re-read record brings its kind"
     );
     assert!(!now.unread, "read state survives the migration");
+}
+
+#[test]
+fn the_sender_id_migration_keeps_old_rows_and_fills_new_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut c = rusqlite::Connection::open(dir.path().join(CACHE_FILE)).unwrap();
+        migrations::apply_first(&mut c, 7).unwrap();
+        c.execute_batch(
+            "INSERT INTO messages (id, revision, status, expects_answer, sender_name, created_at,
+                 thread_id)
+             VALUES ('old', 3, 'delivered', 0, 'agent', '2026-01-01T00:00:00.000Z', 'old');
+             UPDATE sync_state SET cursor = 3;",
+        )
+        .unwrap();
+    }
+    let cache = Cache::open(dir.path()).unwrap();
+    assert_eq!(
+        cache.cursor().unwrap(),
+        Revision(3),
+        "nothing is read again: only new arrivals get banners"
+    );
+    assert_eq!(
+        cache.get("old").unwrap().record.sender_id,
+        None,
+        "a row from before has no sender id"
+    );
+    cache
+        .store_record(&record("new", 4, MessageStatus::Pending))
+        .unwrap();
+    assert_eq!(
+        cache.get("new").unwrap().record.sender_id.as_deref(),
+        Some("con_agent"),
+        "a new row keeps its sender's id"
+    );
+    let mut unknown = record("new", 5, MessageStatus::Answered);
+    unknown.sender_id = None;
+    cache.store_record(&unknown).unwrap();
+    let kept = cache.get("new").unwrap().record;
+    assert_eq!(kept.status, MessageStatus::Answered, "the update applies");
+    assert_eq!(
+        kept.sender_id.as_deref(),
+        Some("con_agent"),
+        "an update without a sender id keeps the known one"
+    );
 }
 
 #[test]
@@ -195,6 +241,7 @@ fn a_reply_is_kept_when_the_sync_stored_its_revision_first() {
         notification_id: "build-214".into(),
         source_kind: "agent_key".into(),
         source_name: "ci".into(),
+        source_id: Some("ak_ci".into()),
         received_at: "2026-01-01T00:00:00.000Z".into(),
         expect_reply: true,
         suppressed: false,
@@ -216,5 +263,10 @@ fn a_reply_is_kept_when_the_sync_stored_its_revision_first() {
         cache.notification("ntf_1").unwrap().sealed_reply,
         Some(vec![9, 9]),
         "the same revision stored again with the reply keeps the reply"
+    );
+    assert_eq!(
+        cache.notification("ntf_1").unwrap().source_id.as_deref(),
+        Some("ak_ci"),
+        "the agent's id is kept for muting"
     );
 }

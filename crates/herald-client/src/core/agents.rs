@@ -1,6 +1,7 @@
 //! The agent side of the device core (docs/agents.md): notifications (list, receipts, reply),
 //! quiet hours, agent keys and connectors. Each call goes to the relay with this device's
-//! session; notification changes are cached and announced like synced ones.
+//! session; notification changes are cached and announced like synced ones. Also this
+//! device's own notification settings, which stay on the device (notification_settings.rs).
 
 use herald_protocol::notify::{QuietHours, ReceiptUpdate};
 use herald_protocol::{AgentKeyId, ConnectorId, NotificationId};
@@ -153,6 +154,27 @@ impl Core {
             timezone: view.settings.timezone,
             active: view.active,
         })
+    }
+
+    /// This device's notification settings (the defaults until saved). Never touches the
+    /// relay, and works before an account exists.
+    pub async fn notification_settings(&self) -> Result<NotificationSettings> {
+        let dir = self.inner.config.data_dir.clone();
+        tokio::task::spawn_blocking(move || crate::notification_settings::load(&dir))
+            .await
+            .map_err(|e| Error::Storage(format!("settings task failed: {e}")))
+    }
+
+    /// Saves this device's notification settings; returns them as saved (muted ids sorted,
+    /// without repeats). Errors: `invalid_input` naming `muted`, `storage`.
+    pub async fn set_notification_settings(
+        &self,
+        settings: NotificationSettings,
+    ) -> Result<NotificationSettings> {
+        let dir = self.inner.config.data_dir.clone();
+        tokio::task::spawn_blocking(move || crate::notification_settings::save(&dir, settings))
+            .await
+            .map_err(|e| Error::Storage(format!("settings task failed: {e}")))?
     }
 
     /// The account's agent keys that are not revoked, oldest first.

@@ -16,6 +16,7 @@ import type { MessageSummary } from "../bindings/MessageSummary";
 import type { MessageView } from "../bindings/MessageView";
 import type { NewAgentKey } from "../bindings/NewAgentKey";
 import type { NewConnection } from "../bindings/NewConnection";
+import type { NotificationSettings } from "../bindings/NotificationSettings";
 import type { NotificationView } from "../bindings/NotificationView";
 import type { OnboardResult } from "../bindings/OnboardResult";
 import type { PairingRequestView } from "../bindings/PairingRequestView";
@@ -329,6 +330,25 @@ export function quietHours(): Promise<QuietHoursSettings> {
 /** Saves quiet hours (errors: invalid_request naming start, end or timezone). */
 export function setQuietHours(settings: QuietHoursSettings): Promise<QuietHoursSettings> {
   return call<QuietHoursSettings>("set_quiet_hours", { settings });
+}
+
+/** This device's notification settings: banner mode, muted senders, sound, previews. */
+export function notificationSettings(): Promise<NotificationSettings> {
+  return call<NotificationSettings>("notification_settings");
+}
+
+/** Saves this device's notification settings; returns them as saved (errors: invalid_input naming muted). */
+export function setNotificationSettings(settings: NotificationSettings): Promise<NotificationSettings> {
+  return call<NotificationSettings>("set_notification_settings", { settings });
+}
+
+/**
+ * Tells the shell what the window shows: the message or notification open in the reading pane
+ * (null for none) and whether the window has the focus. Only that item, while focused, gets no
+ * banner.
+ */
+export function uiViewing(messageId: string | null, focused: boolean): Promise<void> {
+  return call<void>("ui_viewing", { messageId, focused });
 }
 
 export function agentKeys(): Promise<AgentKeyView[]> {

@@ -19,6 +19,11 @@ title: string,
  */
 senderName: string, 
 /**
+ * Id of the sending connection (`con_…`, as in `ConnectionView.id`) or device; null for
+ * messages this device cached before it kept senders' ids. Settings mute senders by it.
+ */
+senderId: string | null, 
+/**
  * RFC 3339, UTC, the relay's clock.
  */
 createdAt: string, expiresAt: string | null, status: MessageStatus, expectsAnswer: boolean, unread: boolean, 

@@ -42,6 +42,11 @@ sourceKind: string,
  */
 sourceName: string, 
 /**
+ * The agent key's or connector's id (as in `AgentKeyView.id` / `ConnectorView.id`); null
+ * for notifications this device cached before it kept them. Settings mute agents by it.
+ */
+sourceId: string | null, 
+/**
  * RFC 3339 UTC, relay clock.
  */
 receivedAt: string, displayedAt: string | null, spokenAt: string | null, repliedAt: string | null, 
