@@ -49,6 +49,10 @@ fn main() {
         "deny_connector",
         "revoke_connector",
         "ui_painted",
+        "check_for_update",
+        "install_update",
+        "update_settings",
+        "set_update_settings",
     ];
     let attributes = tauri_build::Attributes::new()
         .config_path("../tauri.conf.json")

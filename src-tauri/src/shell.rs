@@ -65,6 +65,8 @@ pub fn run_app<R: Runtime>(builder: tauri::Builder<R>, config: ShellConfig) -> t
         .plugin(tauri_plugin_opener::init())
         .plugin(tauri_plugin_dialog::init())
         .plugin(navigation_guard())
+        .plugin(tauri_plugin_updater::Builder::new().build())
+        .plugin(crate::updates::init(config.data_dir.clone()))
         .invoke_handler(crate::startup::gated(
             gate,
             tauri::generate_handler![
@@ -112,6 +114,10 @@ pub fn run_app<R: Runtime>(builder: tauri::Builder<R>, config: ShellConfig) -> t
                 agents::deny_connector,
                 agents::revoke_connector,
                 crate::paint::ui_painted,
+                crate::updates::check_for_update,
+                crate::updates::install_update,
+                crate::updates::update_settings,
+                crate::updates::set_update_settings,
             ],
         ))
         .setup(move |app| {
