@@ -171,7 +171,7 @@ struct World {
     app: tauri::App<MockRuntime>,
     server: UpdateServer,
     key: Key,
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
 }
 
 impl World {
@@ -184,7 +184,7 @@ impl World {
             app,
             server,
             key,
-            _dir: dir,
+            dir,
         }
     }
 
@@ -389,7 +389,7 @@ fn the_daily_check_is_a_device_setting() {
     assert_eq!(world.updates().due_in(now()), None, "no automatic check while off");
 
     // A new start reads the same file.
-    let dir = world._dir.path();
+    let dir = world.dir.path();
     let reopened = Updates::open(dir, "0.1.0".into());
     assert!(!reopened.settings().auto_check, "kept across restarts");
 }
