@@ -263,7 +263,10 @@ impl Updates {
     }
 
     fn stored(&self) -> Stored {
-        self.stored.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.stored
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     fn store(&self, change: impl FnOnce(&mut Stored)) -> Result<(), UpdateError> {
@@ -369,7 +372,9 @@ async fn check_daily<R: Runtime>(app: AppHandle<R>) {
             Some(Duration::ZERO) => {
                 match check_now(&app, &updates).await {
                     Ok(found) => announce(&app, &updates, &found),
-                    Err(error) => tracing::warn!(code = error.code(), %error, "automatic update check failed"),
+                    Err(error) => {
+                        tracing::warn!(code = error.code(), %error, "automatic update check failed")
+                    }
                 }
                 RECHECK
             }

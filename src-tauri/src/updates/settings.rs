@@ -148,7 +148,11 @@ mod tests {
             "six hours after a check, eighteen remain"
         );
         let next_day = at(9) + chrono::Duration::hours(24);
-        assert_eq!(stored.due_in(next_day), Some(Duration::ZERO), "due a day later");
+        assert_eq!(
+            stored.due_in(next_day),
+            Some(Duration::ZERO),
+            "due a day later"
+        );
         assert_eq!(
             stored.due_in(at(3)),
             Some(CHECK_INTERVAL),
@@ -171,7 +175,10 @@ mod tests {
         assert!(stored.should_notify("0.2.0"), "new version");
         stored.notified_version = Some("0.2.0".into());
         assert!(!stored.should_notify("0.2.0"), "already announced");
-        assert!(stored.should_notify("0.3.0"), "a newer one is announced again");
+        assert!(
+            stored.should_notify("0.3.0"),
+            "a newer one is announced again"
+        );
     }
 
     #[test]
@@ -191,7 +198,10 @@ mod tests {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            let mode = std::fs::metadata(&data_dir).expect("dir").permissions().mode();
+            let mode = std::fs::metadata(&data_dir)
+                .expect("dir")
+                .permissions()
+                .mode();
             assert_eq!(mode & 0o777, 0o700, "a data dir it creates is owner-only");
         }
 
