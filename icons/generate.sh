@@ -2,12 +2,14 @@
 # Regenerates Herald's PNG icons: a blue rounded square with a white envelope and an amber
 # notification dot (the same mark as ui/public/herald-mark.svg). Drawn with ImageMagick
 # primitives at 1024 px and downscaled, so no SVG delegate is needed.
-# Needs the real ImageMagick (`apt-get install imagemagick`); the output is committed.
+# Needs the real ImageMagick (`apt-get install imagemagick`) and png2icns (`apt-get install
+# icnsutils`, for the macOS icon); the output is committed.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 IM=/usr/bin/convert
 master="$(mktemp --suffix=.png)"
-trap 'rm -f "$master"' EXIT
+icns_dir="$(mktemp -d)"
+trap 'rm -rf "$master" "$icns_dir"' EXIT
 
 # Coordinates are the SVG's 64-unit grid times 16.
 "$IM" -size 1024x1024 xc:none \
@@ -25,3 +27,6 @@ render 64 64x64.png
 render 32 32x32.png
 # Windows: the executable's icon resource (tauri-build needs an .ico there).
 "$IM" "$master" -filter Lanczos -define icon:auto-resize=256,128,64,48,32,16 icon.ico
+# macOS: the .app's icon (16 px to 1024 px, the last two for Retina 512@2x).
+for size in 16 32 128 256 512 1024; do render "$size" "$icns_dir/icon_$size.png"; done
+png2icns icon.icns "$icns_dir"/icon_{16,32,128,256,512,1024}.png >/dev/null

@@ -54,6 +54,10 @@ fn main() {
         "ui_painted",
         "close_hint_shown",
         "confirm_close",
+        "check_for_update",
+        "install_update",
+        "update_settings",
+        "set_update_settings",
     ];
     let attributes = tauri_build::Attributes::new()
         .config_path("../tauri.conf.json")

@@ -21,6 +21,7 @@ mod picks;
 mod shell;
 mod speech;
 mod startup;
+mod updates;
 
 use tauri::Manager;
 

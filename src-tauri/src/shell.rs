@@ -68,6 +68,8 @@ pub fn run_app<R: Runtime>(builder: tauri::Builder<R>, config: ShellConfig) -> t
         .plugin(navigation_guard())
         // What the window shows, reported by `ui_viewing` even before the core opens.
         .manage(OnScreen::default())
+        .plugin(tauri_plugin_updater::Builder::new().build())
+        .plugin(crate::updates::init(config.data_dir.clone()))
         .invoke_handler(crate::startup::gated(
             gate,
             tauri::generate_handler![
@@ -120,6 +122,10 @@ pub fn run_app<R: Runtime>(builder: tauri::Builder<R>, config: ShellConfig) -> t
                 crate::paint::ui_painted,
                 crate::closing::close_hint_shown,
                 crate::closing::confirm_close,
+                crate::updates::check_for_update,
+                crate::updates::install_update,
+                crate::updates::update_settings,
+                crate::updates::set_update_settings,
             ],
         ))
         .setup(move |app| {

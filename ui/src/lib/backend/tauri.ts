@@ -26,6 +26,8 @@ import type { SecretReveal } from "../bindings/SecretReveal";
 import type { SetupState } from "../bindings/SetupState";
 import type { UiError } from "../bindings/UiError";
 import type { UnlockResult } from "../bindings/UnlockResult";
+import type { UpdateCheck } from "../bindings/UpdateCheck";
+import type { UpdateSettings } from "../bindings/UpdateSettings";
 
 /** Name of the event the shell emits for every CoreEvent. */
 export const CORE_EVENT = "herald://event";
@@ -379,4 +381,35 @@ export function denyConnector(userCode: string): Promise<void> {
 
 export function revokeConnector(id: string): Promise<void> {
   return call<void>("revoke_connector", { id });
+}
+
+// Updates (src-tauri/src/updates.rs): verified against Herald's release signature before install.
+
+/**
+ * Asks the update server whether a newer Herald is published for this installation; nothing is
+ * downloaded. Errors: update_unreachable, update_bad_manifest, update_no_build,
+ * update_not_configured, update_unsupported.
+ */
+export function checkForUpdate(): Promise<UpdateCheck> {
+  return call<UpdateCheck>("check_for_update");
+}
+
+/**
+ * Downloads, verifies and installs the update the last check found, then Herald restarts.
+ * Errors: update_not_checked, update_bad_signature, update_version_mismatch,
+ * update_not_installable (a development build), update_permission_denied,
+ * update_install_failed, update_unreachable.
+ */
+export function installUpdate(): Promise<void> {
+  return call<void>("install_update");
+}
+
+/** This device's update settings and what the last check found. */
+export function updateSettings(): Promise<UpdateSettings> {
+  return call<UpdateSettings>("update_settings");
+}
+
+/** Switches the daily update check on or off, on this device only (errors: storage). */
+export function setUpdateSettings(autoCheck: boolean): Promise<UpdateSettings> {
+  return call<UpdateSettings>("set_update_settings", { autoCheck });
 }

@@ -87,6 +87,10 @@ export function fakeBackend() {
     pickFile: vi.fn<typeof Backend.pickFile>(unexpected("pickFile")),
     openSecretOffer: vi.fn<typeof Backend.openSecretOffer>(unexpected("openSecretOffer")),
     revealSecretOffer: vi.fn<typeof Backend.revealSecretOffer>(unexpected("revealSecretOffer")),
+    checkForUpdate: vi.fn<typeof Backend.checkForUpdate>(unexpected("checkForUpdate")),
+    installUpdate: vi.fn<typeof Backend.installUpdate>(unexpected("installUpdate")),
+    updateSettings: vi.fn<typeof Backend.updateSettings>(unexpected("updateSettings")),
+    setUpdateSettings: vi.fn<typeof Backend.setUpdateSettings>(unexpected("setUpdateSettings")),
   } satisfies Record<keyof typeof Backend, unknown>;
 }
 
