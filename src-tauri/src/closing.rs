@@ -1,24 +1,146 @@
-//! Closing and quitting from the window (`BackgroundNotice.svelte`, Ctrl+Q / Cmd+Q).
+//! Closing the window and quitting (docs/desktop-lifecycle.md).
 //!
-//! Today closing the window still ends Herald: the background mode (window closed, sync,
-//! notifications and the embedded relay still running, a tray icon with Quit) is issue 10's
-//! next step, and until it lands the shell never emits `herald://close-requested`. These two
-//! commands are the contract the UI already speaks, answered truthfully for a one-process app.
+//! Closing the window destroys it (its webview and web processes end) and leaves Herald
+//! running: sync, banners, speech, receipts and the embedded relay go on, and the tray icon
+//! stays. The first close is held back once so the UI can say so (`BackgroundNotice.svelte`):
+//! the shell emits `herald://close-requested`, the page asks `close_hint_shown` and answers with
+//! `confirm_close`. Later closes destroy the window at once, without a round trip through a
+//! page that might be busy. Quitting (the tray's Quit, Ctrl+Q / Cmd+Q, the notice's Quit
+//! button, SIGTERM) goes through `AppHandle::exit`, whose exit handler closes the cache and
+//! stops the embedded relay (main.rs).
 
-use tauri::{AppHandle, Runtime};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 
-/// Whether the window can close without first telling the person that Herald keeps running.
-/// Always `true` while closing the window quits Herald: there is nothing to tell.
-#[tauri::command]
-pub fn close_hint_shown() -> bool {
-    true
+use tauri::{AppHandle, Emitter, Manager, Runtime, Window};
+
+use crate::window::{main_window, MAIN};
+
+/// Event to the page: a close of the window is waiting for `confirm_close`.
+pub const CLOSE_REQUESTED_EVENT: &str = "herald://close-requested";
+/// File in the data dir recording that the first-close notice was shown (empty file).
+const HINT_FILE: &str = "close-hint-shown";
+/// How long a held-back close waits for the page to react before the window is destroyed
+/// anyway (a page that never loaded, or hangs, must not make the window impossible to close).
+const PAGE_REACTION: Duration = Duration::from_secs(3);
+
+/// Whether the first-close notice was shown, and whether a held-back close is waiting.
+#[derive(Debug, Clone)]
+pub struct CloseHint {
+    file: PathBuf,
+    shown: Arc<AtomicBool>,
+    /// The page reacted to the last held-back close (called `close_hint_shown`).
+    reacted: Arc<AtomicBool>,
 }
 
-/// Ends the app (`quit` true: Ctrl+Q / Cmd+Q or the notice's Quit button; false: the window's
-/// close, which also ends the app until the background mode lands). The exit handler stops
-/// the sync, records the cache's clean close and stops the embedded relay.
+impl CloseHint {
+    /// Reads the record in `data_dir` (missing: not shown yet).
+    pub fn load(data_dir: &Path) -> Self {
+        let file = data_dir.join(HINT_FILE);
+        let shown = file.exists();
+        CloseHint {
+            file,
+            shown: Arc::new(AtomicBool::new(shown)),
+            reacted: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    fn shown(&self) -> bool {
+        self.shown.load(Ordering::Acquire)
+    }
+
+    fn record_shown(&self) {
+        if !self.shown.swap(true, Ordering::AcqRel) {
+            if let Err(error) = std::fs::write(&self.file, b"") {
+                tracing::warn!(%error, "could not record that the close notice was shown");
+            }
+        }
+    }
+}
+
+/// The window's close button (or the window manager's close): the window is destroyed, the
+/// app keeps running. Called from the builder's `on_window_event` for `CloseRequested`.
+pub fn on_close_requested<R: Runtime>(window: &Window<R>, api: &tauri::CloseRequestApi) {
+    if window.label() != MAIN {
+        return;
+    }
+    let app = window.app_handle();
+    let Some(hint) = app.try_state::<CloseHint>() else {
+        return; // no data dir yet: plain close
+    };
+    if hint.shown() {
+        return; // closes and is destroyed (no prevent_close)
+    }
+    api.prevent_close();
+    hint.reacted.store(false, Ordering::Release);
+    if let Err(error) = window.emit(CLOSE_REQUESTED_EVENT, ()) {
+        tracing::warn!(%error, "could not tell the page about the close");
+    }
+    let hint = hint.inner().clone();
+    let app = app.clone();
+    tauri::async_runtime::spawn(async move {
+        tokio::time::sleep(PAGE_REACTION).await;
+        if !hint.reacted.load(Ordering::Acquire) {
+            tracing::warn!("the page did not answer the close; closing the window");
+            hint.record_shown();
+            destroy_window(&app);
+        }
+    });
+}
+
+fn destroy_window<R: Runtime>(app: &AppHandle<R>) {
+    if let Some(window) = main_window(app) {
+        if let Err(error) = window.destroy() {
+            tracing::warn!(%error, "could not close the window");
+        }
+    }
+}
+
+/// Whether the person was already told, once, that closing the window leaves Herald running.
+/// Also tells the shell that the page reacted to a held-back close.
 #[tauri::command]
-pub fn confirm_close<R: Runtime>(app: AppHandle<R>, quit: bool) {
-    tracing::info!(quit, "closing from the window");
+pub fn close_hint_shown(hint: tauri::State<'_, CloseHint>) -> bool {
+    hint.reacted.store(true, Ordering::Release);
+    hint.shown()
+}
+
+/// `quit` false: closes (destroys) the window and Herald keeps running. `quit` true (Ctrl+Q /
+/// Cmd+Q, the notice's Quit button): ends Herald through the exit handler, which stops the
+/// sync, records the cache's clean close and stops the embedded relay. Either way the
+/// notice counts as shown.
+#[tauri::command]
+pub fn confirm_close<R: Runtime>(app: AppHandle<R>, hint: tauri::State<'_, CloseHint>, quit: bool) {
+    hint.reacted.store(true, Ordering::Release);
+    hint.record_shown();
+    if quit {
+        quit_app(&app, "the window");
+    } else {
+        destroy_window(&app);
+    }
+}
+
+/// Quits Herald: the exit handler (main.rs) closes the cache and stops the embedded relay.
+pub fn quit_app<R: Runtime>(app: &AppHandle<R>, from: &str) {
+    tracing::info!(from, "quitting");
     app.exit(0);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_notice_is_recorded_once_in_the_data_dir() {
+        let dir = tempfile::tempdir().unwrap();
+        let hint = CloseHint::load(dir.path());
+        assert!(!hint.shown(), "a new data dir has not shown it");
+        hint.record_shown();
+        assert!(hint.shown());
+        assert!(
+            CloseHint::load(dir.path()).shown(),
+            "the next start remembers it"
+        );
+    }
 }

@@ -8,20 +8,26 @@
 
 mod agents;
 mod answering;
+mod attention;
 mod closing;
 mod commands;
 mod devices;
 mod embedded;
 mod events;
 mod files;
+mod launch;
 mod notify;
 mod notify_plan;
 mod paint;
+mod pause;
 mod picks;
 mod shell;
 mod speech;
 mod startup;
+mod targets;
+mod tray;
 mod updates;
+mod window;
 
 use tauri::Manager;
 
@@ -33,9 +39,14 @@ fn main() {
         tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
     );
 
-    let builder = tauri::Builder::default();
     let config = shell::ShellConfig::from_env();
     let context = tauri::generate_context!("../tauri.conf.json");
+    let identifier = context.config().identifier.clone();
+    let builder = launch::plugins(
+        tauri::Builder::default(),
+        &identifier,
+        config.data_dir.as_deref(),
+    );
     let app = match shell::run_app(builder, config).build(context) {
         Ok(app) => app,
         Err(error) => {
@@ -43,13 +54,18 @@ fn main() {
             std::process::exit(1);
         }
     };
-    app.run(|handle, event| {
-        if let tauri::RunEvent::Exit = event {
+    app.run(|handle, event| match event {
+        // The last window closed: Herald keeps running (closing.rs). `exit` has a code.
+        tauri::RunEvent::ExitRequested {
+            code: None, api, ..
+        } => api.prevent_exit(),
+        tauri::RunEvent::Exit => {
             if let Some(state) = handle.try_state::<shell::AppState>() {
                 // Stops the sync and records a clean close of the cache (no destructors run).
                 state.core.close();
                 tauri::async_runtime::block_on(state.relay.stop());
             }
         }
+        _ => {}
     });
 }

@@ -5,7 +5,7 @@
 //! DOM and a frame has been painted (a `requestAnimationFrame` callback followed by a task). The
 //! line carries only the screen's name and a row count — never titles or other content.
 
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 /// When `main` started (set by [`mark_process_start`]); the log line gives the time since.
@@ -16,10 +16,21 @@ pub fn mark_process_start() {
     let _ = PROCESS_START.set(Instant::now());
 }
 
+/// When the current window began to be created, if it was created after the start (a reopen
+/// from the tray, a banner, a link): the log line then also gives the time since.
+static WINDOW_CREATED: Mutex<Option<Instant>> = Mutex::new(None);
+
+/// Records that a window began to be created at `started` (window.rs). The next
+/// `ui painted` line carries `since_window_ms`: the reopen time docs/benchmarks.md measures.
+pub fn window_created(started: Instant) {
+    *WINDOW_CREATED.lock().unwrap_or_else(|p| p.into_inner()) = Some(started);
+}
+
 /// Longest screen name logged; longer names are cut (the UI sends short fixed names).
 const MAX_SCREEN_LEN: usize = 32;
 
-/// Logs `ui painted screen=<screen> rows=<rows> since_main_ms=<ms>` at info level.
+/// Logs `ui painted screen=<screen> rows=<rows> since_main_ms=<ms>` at info level, with
+/// `since_window_ms=<ms>` for a window created after the start ([`window_created`]).
 /// `screen` is a short fixed name from the UI ("inbox", "setup"), cut to 32 characters and to
 /// ASCII letters, digits and '-'; `rows` is how many list rows are in the DOM. Never fails.
 #[tauri::command]
@@ -33,11 +44,25 @@ pub fn ui_painted(screen: String, rows: u32) {
         .get()
         .map(|t| t.elapsed().as_secs_f64() * 1e3)
         .unwrap_or(f64::NAN);
-    tracing::info!(
-        screen = %screen,
-        rows,
-        since_main_ms = format_args!("{since_main_ms:.1}"),
-        "ui painted"
-    );
+    let since_window_ms = WINDOW_CREATED
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .take()
+        .map(|t| t.elapsed().as_secs_f64() * 1e3);
+    match since_window_ms {
+        Some(since_window_ms) => tracing::info!(
+            screen = %screen,
+            rows,
+            since_main_ms = format_args!("{since_main_ms:.1}"),
+            since_window_ms = format_args!("{since_window_ms:.1}"),
+            "ui painted"
+        ),
+        None => tracing::info!(
+            screen = %screen,
+            rows,
+            since_main_ms = format_args!("{since_main_ms:.1}"),
+            "ui painted"
+        ),
+    }
     crate::startup::painted();
 }

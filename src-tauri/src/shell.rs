@@ -8,11 +8,15 @@ use herald_client::{Core, CoreConfig};
 use tauri::{Manager, Runtime};
 
 use crate::answering::AnswerGate;
+use crate::closing::CloseHint;
 use crate::embedded::EmbeddedRelay;
 use crate::events::LastSyncState;
+use crate::launch::LaunchArgs;
 use crate::notify_plan::viewing::OnScreen;
+use crate::pause::Pause;
 use crate::picks::PickedFiles;
 use crate::speech::Speaker;
+use crate::window::WaitingTarget;
 use crate::{agents, commands, devices, events, files};
 
 /// Everything the commands share. The core is cheap to clone; the relay has its own lock.
@@ -41,6 +45,11 @@ pub struct ShellConfig {
     /// `HERALD_DEMO=1`: after the account is created, a "Demo agent" connection sends a few
     /// real requests (herald_client::demo) so the inbox is not empty on first run.
     pub demo: bool,
+    /// The command line: `--background`, `--quit`, a `herald://` link (launch.rs).
+    pub launch: LaunchArgs,
+    /// The desktop's own integrations: the tray icon and the global shortcut. Off on the
+    /// tests' mock runtime, which has no tray or key grabs.
+    pub integrations: bool,
 }
 
 impl ShellConfig {
@@ -52,6 +61,13 @@ impl ShellConfig {
                 .map(PathBuf::from),
             use_keychain: true,
             demo: std::env::var("HERALD_DEMO").is_ok_and(|v| v == "1"),
+            launch: LaunchArgs::parse(
+                std::env::args()
+                    .collect::<Vec<_>>()
+                    .iter()
+                    .map(String::as_str),
+            ),
+            integrations: true,
         }
     }
 }
@@ -68,6 +84,12 @@ pub fn run_app<R: Runtime>(builder: tauri::Builder<R>, config: ShellConfig) -> t
         .plugin(navigation_guard())
         // What the window shows, reported by `ui_viewing` even before the core opens.
         .manage(OnScreen::default())
+        .manage(WaitingTarget::default())
+        .on_window_event(|window, event| {
+            if let tauri::WindowEvent::CloseRequested { api, .. } = event {
+                crate::closing::on_close_requested(window, api);
+            }
+        })
         .plugin(tauri_plugin_updater::Builder::new().build())
         .plugin(crate::updates::init(config.data_dir.clone()))
         .invoke_handler(crate::startup::gated(
@@ -122,6 +144,10 @@ pub fn run_app<R: Runtime>(builder: tauri::Builder<R>, config: ShellConfig) -> t
                 crate::paint::ui_painted,
                 crate::closing::close_hint_shown,
                 crate::closing::confirm_close,
+                crate::window::take_open_target,
+                crate::launch::launch_settings,
+                crate::launch::set_autostart,
+                crate::launch::set_shortcut,
                 crate::updates::check_for_update,
                 crate::updates::install_update,
                 crate::updates::update_settings,
@@ -134,10 +160,26 @@ pub fn run_app<R: Runtime>(builder: tauri::Builder<R>, config: ShellConfig) -> t
                 Some(dir) => dir,
                 None => handle.path().app_data_dir()?,
             };
+            if config.launch.quit {
+                // `--quit` with no Herald of this data dir running: nothing to quit.
+                std::process::exit(0);
+            }
+            app.manage(CloseHint::load(&data_dir));
+            app.manage(Pause::load(&data_dir));
+            // The window first: its page loads while the core opens (startup.rs).
+            if !config.launch.background {
+                if let Some(target) = config.launch.target() {
+                    crate::window::wait_with(&handle, target);
+                }
+                crate::window::create(&handle)?;
+            }
+            if config.integrations {
+                crate::tray::create(&handle);
+                crate::launch::start(&handle, &data_dir);
+            }
             app.manage(Speaker::start());
             crate::startup::exit_on_terminate(handle.clone());
-            // The window is already created; its page loads while the core opens
-            // (startup.rs). Commands wait for the core.
+            // Commands wait for the core.
             let opener = opener.take().ok_or("setup ran twice")?;
             let demo = config.demo;
             let use_keychain = config.use_keychain;
@@ -166,13 +208,16 @@ pub fn run_app<R: Runtime>(builder: tauri::Builder<R>, config: ShellConfig) -> t
                 let answers = AnswerGate::default();
                 let speaker = handle.state::<Speaker>().inner().clone();
                 let on_screen = handle.state::<OnScreen>().inner().clone();
+                let pause = handle.state::<Pause>().inner().clone();
                 handle.manage(crate::notify::Notifier::start(
                     &handle,
                     core.clone(),
                     answers.clone(),
                     speaker,
                     on_screen,
+                    pause,
                 ));
+                crate::attention::watch(handle.clone(), core.clone());
                 let last_sync = LastSyncState::default();
                 // Subscribe before sync starts so no event is missed.
                 events::forward(handle.clone(), core.subscribe(), last_sync.clone());
@@ -325,6 +370,8 @@ mod tests {
             data_dir: Some(data_dir),
             use_keychain: false,
             demo: false,
+            launch: Default::default(),
+            integrations: false,
         };
         let mut app = run_app(mock_builder(), config)
             .build(tauri::generate_context!("../tauri.conf.json"))

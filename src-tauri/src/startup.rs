@@ -12,7 +12,15 @@ use tauri::Runtime;
 use tokio::sync::{watch, Semaphore};
 
 /// Commands that never touch the core, run at once even while it opens.
-const WITHOUT_CORE: &[&str] = &["ui_painted", "ui_viewing", "close_hint_shown", "confirm_close"];
+const WITHOUT_CORE: &[&str] = &[
+    "ui_painted",
+    "ui_viewing",
+    "close_hint_shown",
+    "confirm_close",
+    "launch_settings",
+    "set_autostart",
+    "set_shortcut",
+];
 
 /// How long the checks wait for the first paint before running anyway (a window that never
 /// paints, say hidden): the check then merely competes with the start.
@@ -125,22 +133,32 @@ pub async fn first_paint(limit: Duration) {
     }
 }
 
-/// Ends the app as its window's close does when the session asks it to (SIGTERM at logout or
-/// shutdown, or `kill`): the exit handler stops the sync and records the cache's clean close,
-/// so the next start need not check every page before opening it. Unix only; elsewhere and
-/// when the handler cannot be installed, the default (immediate end) stays.
+/// Quits the app cleanly when the session asks it to (SIGTERM at logout or shutdown, or
+/// `kill`) or the terminal does (SIGINT, Ctrl+C where `herald-desktop` was started): the exit
+/// handler stops the sync and records the cache's clean close, so the next start need not
+/// check every page before opening it. Unix only; elsewhere and when the handler cannot be
+/// installed, the default (immediate end) stays.
 pub fn exit_on_terminate<R: Runtime>(app: tauri::AppHandle<R>) {
     #[cfg(unix)]
     tauri::async_runtime::spawn(async move {
         use tokio::signal::unix::{signal, SignalKind};
-        match signal(SignalKind::terminate()) {
-            Ok(mut terminate) => {
-                if terminate.recv().await.is_some() {
-                    tracing::info!("terminate signal: exiting");
-                    app.exit(0);
-                }
+        let (terminate, interrupt) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        );
+        match (terminate, interrupt) {
+            (Ok(mut terminate), Ok(mut interrupt)) => {
+                let name = tokio::select! {
+                    Some(()) = terminate.recv() => "terminate",
+                    Some(()) = interrupt.recv() => "interrupt",
+                    else => return,
+                };
+                tracing::info!(signal = name, "signal: exiting");
+                app.exit(0);
             }
-            Err(error) => tracing::warn!(%error, "no handler for the terminate signal"),
+            (Err(error), _) | (_, Err(error)) => {
+                tracing::warn!(%error, "no handler for the terminate signals")
+            }
         }
     });
     #[cfg(not(unix))]

@@ -28,6 +28,9 @@ const ARTIFACTS = join(ROOT, "test-artifacts");
 const WEBDRIVER_URL = process.env.HERALD_E2E_WEBDRIVER ?? "http://127.0.0.1:4444/";
 const DATA_DIR = process.env.HERALD_DATA_DIR;
 const NOTIFICATIONS = process.env.HERALD_E2E_NOTIFICATIONS;
+/** The tray host's record (tray-host.py, started by in-session.sh): every tray icon registered. */
+const TRAY = process.env.HERALD_E2E_TRAY;
+const TRAY_HOST = join(ROOT, "tests/e2e/tray-host.py");
 /** Every Herald process's log goes here (logs.mjs); unset when the test runs outside run.sh. */
 const LOG_DIR = process.env.HERALD_E2E_LOG_DIR;
 const logs = LOG_DIR ? new LogDir(LOG_DIR) : undefined;
@@ -49,6 +52,7 @@ const ANSWER_TIMEOUT = 60_000;
 
 const TITLE = "Deploy v1.2 to production?";
 const NOTIFY_TITLE = "Rotate the API key now?";
+const CLOSED_TITLE = "Restart the staging workers?";
 const FORM_TITLE = "Where should v1.3 go first?";
 const FORM_REASON = "Smoke-test the new queue on staging first";
 const BODY = "CI is green on `main` (build 481).\n\n- 3 migrations\n- rollback: `deploy v1.1`";
@@ -420,7 +424,7 @@ async function askAndOpen(args, title, env) {
   return asking;
 }
 
-/** One WebDriver session = one app instance (quitting the session ends the app). */
+/** One WebDriver session = one app instance (ended with quitApp). */
 function launchApp() {
   return new Builder()
     .usingServer(WEBDRIVER_URL)
@@ -428,10 +432,88 @@ function launchApp() {
     .build();
 }
 
+/**
+ * Herald's processes for this data dir (`pgrep` on the binary's path; the test runs one data
+ * dir at a time).
+ */
+function appPids() {
+  try {
+    return execFileSync("pgrep", ["-f", "^" + APP], { encoding: "utf8" }).split("\n").filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Ends the WebDriver session and the app: closing a window no longer ends Herald, so the app
+ * is asked to quit the way a person or a script does (`herald-desktop --quit`, which a running
+ * Herald of this data dir obeys and which does nothing otherwise), then waits until it is gone.
+ */
+async function quitApp() {
+  if (driver) await driver.quit().catch(() => undefined);
+  driver = undefined;
+  if (appPids().length > 0) execFileSync(APP, ["--quit"], { env: process.env, timeout: 30_000 });
+  await pollFor(() => appPids().length === 0, UI_TIMEOUT, "herald-desktop --quit: the app did not end");
+}
+
+/** The tray icon the running app registered last (its D-Bus service), once it did. */
+function trayService() {
+  return pollFor(
+    () => {
+      if (!existsSync(TRAY)) return false;
+      const lines = readFileSync(TRAY, "utf8").split("\n").filter(Boolean);
+      return lines.length > 0 && JSON.parse(lines.at(-1)).registered;
+    },
+    UI_TIMEOUT,
+    "the app's tray icon never registered with the tray host",
+  );
+}
+
+/** The tray icon as a panel shows it: {tooltip, title, status, labels}. */
+function trayShows(service) {
+  return JSON.parse(execFileSync("/usr/bin/python3", [TRAY_HOST, "show", service], { encoding: "utf8", timeout: 10_000 }));
+}
+
+/** Presses the tray menu entry labelled `label`, as a panel does on a click. */
+function trayClick(service, label) {
+  execFileSync("/usr/bin/python3", [TRAY_HOST, "click", service, label], { timeout: 10_000 });
+}
+
+/** How many requests the tray's tooltip says wait. */
+function trayCount(tooltip) {
+  const m = /(\d+) requests? waits? for you/.exec(tooltip);
+  if (m) return Number(m[1]);
+  assert.match(tooltip, /nothing waits for you/, `a tooltip with a count: ${tooltip}`);
+  return 0;
+}
+
+/** Waits until the main window exists again and switches the session to it. */
+async function reopened(what) {
+  const handles = await pollFor(
+    async () => {
+      const all = await driver.getAllWindowHandles().catch(() => []);
+      return all.length > 0 && all;
+    },
+    UI_TIMEOUT,
+    what,
+  );
+  await driver.switchTo().window(handles[0]);
+  await find("app-shell");
+}
+
+/** Waits until the main window is gone. */
+function windowGone(what) {
+  return pollFor(async () => (await driver.getAllWindowHandles().catch(() => [])).length === 0, UI_TIMEOUT, what);
+}
+
+/** Sends the window manager's close (WM_DELETE_WINDOW) to Herald's window (close-window.py). */
+function closeWindow(pid) {
+  execFileSync("/usr/bin/python3", [join(ROOT, "tests/e2e/close-window.py"), String(pid), "Herald"], { timeout: 10_000 });
+}
+
 /** Quits the app, empties its data dir and starts it again: a computer Herald has never seen. */
 async function freshApp() {
-  await driver.quit();
-  driver = undefined;
+  await quitApp();
   for (const entry of readdirSync(DATA_DIR)) rmSync(join(DATA_DIR, entry), { recursive: true, force: true });
   driver = await launchApp();
   await find("setup-form");
@@ -446,7 +528,7 @@ before(async () => {
 });
 
 after(async () => {
-  if (driver) await driver.quit().catch(() => undefined);
+  await quitApp().catch(() => undefined);
   await notificationServer?.stop().catch(() => undefined);
 });
 
@@ -1478,9 +1560,87 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       await click("nav-inbox");
     });
 
+    await step("closing the window leaves Herald running: its relay answers, a banner approves, the tray and a second launch reopen it, Quit ends it", async (skip) => {
+      if (!NOTIFICATIONS || !TRAY) return skip();
+      const pids = appPids();
+      assert.equal(pids.length, 1, `one Herald runs: ${pids}`);
+      const service = await trayService();
+      const menu = trayShows(service);
+      for (const label of ["Open Herald", "Pause notifications", "For 1 hour", "Until tomorrow, 08:00", "Quit Herald"]) {
+        assert.ok(menu.labels.includes(label), `the tray menu has "${label}": ${JSON.stringify(menu.labels)}`);
+      }
+      const waitingBefore = trayCount(menu.tooltip);
+
+      // The window manager's close (WM_DELETE_WINDOW); the first time, the notice says what it does.
+      closeWindow(pids[0]);
+      const notice = await find("background-notice");
+      assert.match(await textOf(notice), /keeps running in the background/, "the notice says Herald keeps running");
+      await screenshot("desktop-e2e-background-notice.png");
+      await click("background-notice-close");
+      await windowGone("the window was not closed");
+      assert.deepEqual(appPids(), pids, "the same Herald process still runs with no window");
+      const health = await fetch(`${relayUrl}/health`);
+      assert.equal(health.status, 200, "the embedded relay still answers");
+
+      // An agent asks while the window is closed: the tray counts it and lists it; Approve on
+      // the banner answers it.
+      const asking = runHerald(
+        ["ask", "--title", CLOSED_TITLE, "--action", "approve:Approve", "--action", "reject:Reject"],
+        { HERALD_URL: relayUrl, HERALD_TOKEN: token },
+      );
+      const shown = await notificationFor(CLOSED_TITLE);
+      assert.deepEqual(buttonsOf(shown), { approve: "Approve", reject: "Reject" }, "the banner offers both");
+      const waiting = await pollFor(
+        () => {
+          const now = trayShows(service);
+          return trayCount(now.tooltip) === waitingBefore + 1 && now;
+        },
+        UI_TIMEOUT,
+        "the tray never counted the new request",
+      );
+      assert.ok(
+        waiting.labels.some((l) => l.startsWith(CLOSED_TITLE) || l.endsWith("Needs your reply")),
+        `the tray lists the request: ${JSON.stringify(waiting.labels)}`,
+      );
+      press(shown.id, "approve");
+      const result = await withDeadline(asking.done, ANSWER_TIMEOUT, "herald ask (approved from the banner, window closed)");
+      assert.equal(result.code, 0, `herald ask exits 0 (stderr: ${result.stderr})`);
+      assert.equal(actionIdOf(JSON.parse(result.stdout)), "approve", `the CLI got the approval: ${result.stdout}`);
+      await pollFor(() => trayCount(trayShows(service).tooltip) === waitingBefore, UI_TIMEOUT, "the tray still counts the answered request");
+
+      // A second launch opens the window of the running Herald and exits.
+      const second = spawn(APP, [], { env: process.env, stdio: "ignore" });
+      const code = await withDeadline(new Promise((r) => second.on("exit", r)), UI_TIMEOUT, "the second launch");
+      assert.equal(code, 0, "the second launch hands over and exits 0");
+      assert.deepEqual(appPids(), pids, "no second Herald runs");
+      await reopened("the second launch did not reopen the window");
+      const item = await driver.wait(() => inboxItem(CLOSED_TITLE), UI_TIMEOUT, "the reopened window paints from the cache");
+      assert.equal(await item.getAttribute("data-status"), "answered", "showing the request approved from the banner");
+      const id = await item.getAttribute("data-message-id");
+      assert.match(id ?? "", /^msg_/, "the inbox row carries its message id");
+      await screenshot("desktop-e2e-reopened.png");
+
+      // Later closes need no notice; the tray's Open Herald reopens the window.
+      closeWindow(pids[0]);
+      await windowGone("the second close did not close the window at once");
+      trayClick(service, "Open Herald");
+      await reopened("Open Herald in the tray did not reopen the window");
+
+      // A herald:// link reopens the window on its message.
+      closeWindow(pids[0]);
+      await windowGone("the third close did not close the window");
+      execFileSync(APP, [`herald://message/${id}`], { env: process.env, timeout: UI_TIMEOUT });
+      await reopened("the link did not reopen the window");
+      await paneShows(CLOSED_TITLE, "the link opened its message");
+
+      // Quit in the tray ends Herald: the process, and with it the embedded relay.
+      trayClick(service, "Quit Herald");
+      await pollFor(() => appPids().length === 0, UI_TIMEOUT, "Quit in the tray did not end Herald");
+      await assert.rejects(fetch(`${relayUrl}/health`), "the embedded relay stopped with it");
+    });
+
     await step("after a restart the account, relay and answer are still there", async () => {
-      await driver.quit();
-      driver = undefined;
+      await quitApp();
       driver = await launchApp();
       await find("app-shell");
       assert.equal(
@@ -1613,9 +1773,8 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       assert.equal(created.code, 0, `a connection for the second account (stderr: ${created.stderr})`);
       const env = { HERALD_URL: secondRelayUrl, HERALD_TOKEN: created.stdout.trim() };
       secrets.add("the backlog connection's token", env.HERALD_TOKEN);
-      // The app is closed while the requests arrive.
-      await driver.quit();
-      driver = undefined;
+      // The app is not running while the requests arrive.
+      await quitApp();
       const before = recordedNotifications().length;
       const titles = [];
       for (let i = 1; i <= BACKLOG; i++) {

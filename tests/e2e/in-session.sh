@@ -43,10 +43,26 @@ if command -v speech-dispatcher >/dev/null 2>&1 && [ -d /etc/speech-dispatcher ]
   export SPEECHD_ADDRESS="unix_socket:$SPEECH_DIR/speechd.sock" HERALD_E2E_SPEECH=1
 fi
 
+# A tray host (a panel's StatusNotifierWatcher, tray-host.py): the app's tray icon registers
+# with it, and the test reads the icon's tooltip and presses its menu entries over D-Bus.
+export HERALD_E2E_TRAY="$ARTIFACTS/tray.jsonl"
+rm -f "$HERALD_E2E_TRAY"
+/usr/bin/python3 "$E2E/tray-host.py" serve "$HERALD_E2E_TRAY" >"$ARTIFACTS/tray-host.log" 2>&1 &
+TRAY_PID=$!
+tray_deadline=$((SECONDS + 20))
+until gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
+  --method org.freedesktop.DBus.NameHasOwner org.kde.StatusNotifierWatcher 2>/dev/null | grep -q true; do
+  if ! kill -0 "$TRAY_PID" 2>/dev/null || [ "$SECONDS" -ge "$tray_deadline" ]; then
+    echo "e2e: the tray host did not start; see $ARTIFACTS/tray-host.log" >&2
+    exit 1
+  fi
+  sleep 0.2
+done
+
 tauri-driver --port "$PORT" >"$ARTIFACTS/tauri-driver.log" 2>&1 &
 DRIVER_PID=$!
 stop() {
-  for pid in "$DRIVER_PID" $SPEECH_PID; do
+  for pid in "$DRIVER_PID" $SPEECH_PID $TRAY_PID; do
     if kill -0 "$pid" 2>/dev/null; then
       kill "$pid" 2>/dev/null || true
       wait "$pid" 2>/dev/null || true

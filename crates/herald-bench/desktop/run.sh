@@ -7,6 +7,7 @@
 #   crates/herald-bench/desktop/run.sh
 #   RUNS=10 N=10000 IDLE_SECS=10 crates/herald-bench/desktop/run.sh
 #   HERALD_BENCH_SKIP_BUILD=1 ...   use the binaries already in target/release
+#   BACKGROUND=0 ...                skip the background run (CPU_SECS, BACKGROUND_CYCLES tune it)
 #
 # The profile (a relay database and a device data dir with N synced messages) is made once
 # under target/bench-desktop/profile-N and reused; delete it to make a new one. App logs of
@@ -63,6 +64,16 @@ xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" dbus-run-session -- bash -c
     --relay-bin "$1/herald-relay" "${@:4}" | tee -a "$3"
   "$0" measure --app "$1/minimal-tauri" --label minimal-tauri "${@:4}" | tee -a "$3"
 ' "$REL/desktop_start" "$REL" "$PROFILE" "$RESULTS" "${common[@]}"
+
+# Herald left running with its window closed (docs/desktop-lifecycle.md): idle PSS and CPU in
+# the background, reopen time, PSS after each close. BACKGROUND_CYCLES=0 skips the reopens.
+if [ "${BACKGROUND:-1}" = "1" ]; then
+  xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" dbus-run-session -- \
+    "$REL/desktop_start" background --app "$REL/herald-desktop" --profile "$PROFILE" \
+    --relay-bin "$REL/herald-relay" --close-script "$ROOT/tests/e2e/close-window.py" \
+    --cycles "${BACKGROUND_CYCLES:-10}" --idle-secs "$IDLE_SECS" --cpu-secs "${CPU_SECS:-60}" \
+    --log "$OUT/logs/background.log" | tee -a "$RESULTS"
+fi
 
 python3 - "$RESULTS" <<'PY'
 import json, sys

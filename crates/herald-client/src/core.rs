@@ -26,6 +26,7 @@ mod attachments;
 mod cache_check;
 mod inbox_page;
 mod pairings;
+mod pending;
 mod rendered;
 
 /// How to open the core.

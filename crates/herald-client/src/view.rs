@@ -156,6 +156,16 @@ pub struct InboxPage {
     pub unread_older: u32,
 }
 
+/// The requests waiting for the person (`Core::pending_requests`): the tray's menu and count,
+/// the window title's count, the global shortcut's target. Not sent to the UI.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PendingRequests {
+    /// How many requests are pending and not expired.
+    pub count: u32,
+    /// The newest of them, newest first (at most the limit asked for).
+    pub newest: Vec<MessageSummary>,
+}
+
 /// One option of a choice field.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]

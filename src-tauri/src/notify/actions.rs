@@ -6,14 +6,13 @@
 
 use herald_client::view::AnswerInput;
 use herald_client::Core;
-use tauri::{AppHandle, Emitter, Manager, Runtime};
+use tauri::{AppHandle, Runtime};
 use tauri_plugin_notification::ActionPerformed;
 
-use super::{
-    EXTRA_KIND, EXTRA_MESSAGE_ID, EXTRA_NOTIFICATION_ID, KIND_SUMMARY, OPEN_INBOX_EVENT,
-    OPEN_MESSAGE_EVENT, OPEN_NOTIFICATION_EVENT,
-};
+use super::{EXTRA_KIND, EXTRA_MESSAGE_ID, EXTRA_NOTIFICATION_ID, KIND_SUMMARY};
 use crate::answering::{AnswerGate, ALREADY_ANSWERED};
+use crate::targets::OpenTarget;
+use crate::window::open_soon;
 
 pub(super) fn on_action<R: Runtime>(
     app: &AppHandle<R>,
@@ -28,10 +27,7 @@ pub(super) fn on_action<R: Runtime>(
         == Some(KIND_SUMMARY)
     {
         if performed.action_id() == "tap" {
-            focus_window(app);
-            if let Err(error) = app.emit(OPEN_INBOX_EVENT, ()) {
-                tracing::warn!(%error, "could not ask the UI to show the inbox");
-            }
+            open_soon(app, Some(OpenTarget::Inbox));
         }
         return;
     }
@@ -40,11 +36,7 @@ pub(super) fn on_action<R: Runtime>(
         .and_then(|v| v.as_str())
     {
         if performed.action_id() == "tap" {
-            focus_window(app);
-            let payload = serde_json::json!({ "notificationId": id });
-            if let Err(error) = app.emit(OPEN_NOTIFICATION_EVENT, payload) {
-                tracing::warn!(%error, "could not ask the UI to open the notification");
-            }
+            open_soon(app, Some(OpenTarget::Notification { id: id.to_owned() }));
         }
         return;
     }
@@ -85,19 +77,12 @@ pub(super) fn on_action<R: Runtime>(
     }
 }
 
-fn focus_window<R: Runtime>(app: &AppHandle<R>) {
-    if let Some(window) = app.get_webview_window("main") {
-        let _ = window.unminimize();
-        let _ = window.show();
-        let _ = window.set_focus();
-    }
-}
-
-/// Brings the main window forward with the message open (and an optional notice code).
+/// Brings the main window forward (creating it when closed) with the message open and an
+/// optional notice code.
 fn open_message<R: Runtime>(app: &AppHandle<R>, message_id: &str, notice: Option<&str>) {
-    focus_window(app);
-    let payload = serde_json::json!({ "messageId": message_id, "notice": notice });
-    if let Err(error) = app.emit(OPEN_MESSAGE_EVENT, payload) {
-        tracing::warn!(%error, "could not ask the UI to open the message");
-    }
+    let target = OpenTarget::Message {
+        id: message_id.to_owned(),
+        notice: notice.map(str::to_owned),
+    };
+    open_soon(app, Some(target));
 }

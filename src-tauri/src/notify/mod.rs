@@ -33,6 +33,8 @@ mod banners;
 
 use std::time::Duration;
 
+use chrono::Utc;
+
 use herald_client::notification_view::{
     NotificationReceiptKind, NotificationSettings, NotificationView, QuietHoursSettings,
 };
@@ -47,16 +49,10 @@ use crate::notify_plan::policy::{verdict, Skip, Verdict};
 use crate::notify_plan::quiet::{self, Digest};
 use crate::notify_plan::viewing::OnScreen;
 use crate::notify_plan::{self, Item, Plan};
+use crate::pause::Pause;
 use crate::speech::{Speaker, SpeechOutcome};
 use banners::{server_shows, Banners, Shows};
 
-/// Tauri event asking the UI to open a message; payload `{ "messageId": "msg_...",
-/// "notice": null | "alreadyAnswered" }`.
-pub const OPEN_MESSAGE_EVENT: &str = "herald://open-message";
-/// Tauri event asking the UI to show the inbox (a click on a summary banner); payload `null`.
-pub const OPEN_INBOX_EVENT: &str = "herald://open-inbox";
-/// Tauri event asking the UI to open an agent's notification; payload `{ "notificationId" }`.
-pub const OPEN_NOTIFICATION_EVENT: &str = "herald://open-notification";
 /// How long the notifier waits for more new items before showing what it has.
 const GATHER_PAUSE: Duration = Duration::from_millis(300);
 /// The longest a banner waits while items keep arriving.
@@ -91,6 +87,7 @@ impl Notifier {
         gate: AnswerGate,
         speaker: Speaker,
         on_screen: OnScreen,
+        pause: Pause,
     ) -> Notifier {
         let (tx, rx) = unbounded_channel();
         let handle = app.clone();
@@ -106,6 +103,7 @@ impl Notifier {
             core,
             speaker,
             on_screen,
+            pause,
             tx: notifier.tx.clone(),
             quiet_hours: None,
             quiet_timer: false,
@@ -128,6 +126,11 @@ impl Notifier {
     pub fn closed(&self, message_id: &str) {
         let _ = self.tx.send(Note::Closed(message_id.to_owned()));
     }
+
+    /// The pause changed (tray): what was held back is announced now if nothing holds it.
+    pub fn recheck(&self) {
+        let _ = self.tx.send(Note::QuietCheck);
+    }
 }
 
 /// What the notifier task holds.
@@ -135,6 +138,8 @@ struct Worker {
     core: Core,
     speaker: Speaker,
     on_screen: OnScreen,
+    /// "Pause notifications" from the tray: held back like quiet hours.
+    pause: Pause,
     tx: UnboundedSender<Note>,
     /// The quiet hours last read from the relay, used while it cannot be asked.
     quiet_hours: Option<QuietHoursSettings>,
@@ -202,7 +207,8 @@ impl Worker {
         let quiet_hours = self.read_quiet_hours().await;
         let quiet = quiet_hours
             .as_ref()
-            .is_some_and(|q| quiet::active(q, self.core.relay_now()));
+            .is_some_and(|q| quiet::active(q, self.core.relay_now()))
+            || self.pause.until(Utc::now()).is_some();
         let mut show = Vec::new();
         for item in batch {
             let decided = verdict(&item, &settings, quiet, self.on_screen.shows(item.id()));
@@ -311,10 +317,16 @@ impl Worker {
             return;
         }
         let now = self.core.relay_now();
-        if let Some(q) = quiet_hours.filter(|q| quiet::active(q, now)) {
+        let wait = match quiet_hours.filter(|q| quiet::active(q, now)) {
+            Some(q) => Some(quiet::next_check(q, now)),
+            None => self.pause.until(Utc::now()).map(|until| {
+                let left = (until - Utc::now()).to_std().unwrap_or_default();
+                left.min(quiet::CHECK_EVERY)
+            }),
+        };
+        if let Some(wait) = wait {
             if !self.quiet_timer {
                 self.quiet_timer = true;
-                let wait = quiet::next_check(q, now);
                 let tx = self.tx.clone();
                 tauri::async_runtime::spawn(async move {
                     tokio::time::sleep(wait).await;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isQuitChord, isSubmitChord, isTypingTarget, moveCursor, shortcutFor, type KeyPress } from "./shortcuts";
+import { isCloseChord, isQuitChord, isSubmitChord, isTypingTarget, moveCursor, shortcutFor, type KeyPress } from "./shortcuts";
 
 const press = (key: string, extra: Partial<KeyPress> = {}): KeyPress => ({
   key,
@@ -49,6 +49,14 @@ describe("shortcuts", () => {
     expect(isQuitChord(q({}), false), "a plain q is typing").toBe(false);
     expect(isQuitChord(q({ ctrlKey: true, shiftKey: true }), false), "Ctrl+Shift+Q is another chord").toBe(false);
     expect(isQuitChord(q({ ctrlKey: true, altKey: true }), false), "so is Ctrl+Alt+Q").toBe(false);
+  });
+  it("closes the window with Ctrl+W, or Cmd+W on a Mac", () => {
+    const w = (extra: Partial<KeyPress> & { shiftKey?: boolean }) => ({ ...press("w", extra), shiftKey: false, ...extra });
+    expect(isCloseChord(w({ ctrlKey: true }), false)).toBe(true);
+    expect(isCloseChord(w({ metaKey: true }), true)).toBe(true);
+    expect(isCloseChord(w({ ctrlKey: true }), true), "Ctrl+W is not the Mac's close").toBe(false);
+    expect(isCloseChord(w({}), false), "a plain w is typing").toBe(false);
+    expect(isCloseChord(w({ ctrlKey: true, shiftKey: true }), false)).toBe(false);
   });
   it("knows typing targets", () => {
     const el = (tagName: string, type?: string, isContentEditable = false) => ({

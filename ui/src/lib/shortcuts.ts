@@ -57,6 +57,15 @@ export function isQuitChord(press: Pick<KeyPress, "key" | "ctrlKey" | "metaKey" 
   return mac ? press.metaKey && !press.ctrlKey : press.ctrlKey && !press.metaKey;
 }
 
+/**
+ * Ctrl+W or Cmd+W (without Alt or Shift): close the window, as its close button does (Herald
+ * keeps running). By platform, as {@link isQuitChord}.
+ */
+export function isCloseChord(press: Pick<KeyPress, "key" | "ctrlKey" | "metaKey" | "altKey"> & { shiftKey: boolean }, mac: boolean): boolean {
+  if (press.key.toLowerCase() !== "w" || press.altKey || press.shiftKey) return false;
+  return mac ? press.metaKey && !press.ctrlKey : press.ctrlKey && !press.metaKey;
+}
+
 /** Whether keys pressed on this element are typing (never shortcuts). */
 export function isTypingTarget(el: Pick<Element, "tagName" | "getAttribute"> | null): boolean {
   if (!el) return false;

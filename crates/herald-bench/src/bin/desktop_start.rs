@@ -19,6 +19,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
+mod background;
+
 use anyhow::{anyhow, bail, Context};
 use clap::{Parser, Subcommand};
 use herald_bench::proc_tree::{self, ProcPss};
@@ -81,10 +83,62 @@ enum Cmd {
         #[arg(long)]
         log_dir: Option<PathBuf>,
     },
+    /// Herald left running with the window closed: idle PSS and CPU, reopen time, PSS after
+    /// each close (background.rs).
+    Background {
+        /// The herald-desktop binary.
+        #[arg(long)]
+        app: PathBuf,
+        /// A profile made by `prepare` (its relay is started).
+        #[arg(long)]
+        profile: PathBuf,
+        #[arg(long)]
+        relay_bin: PathBuf,
+        /// tests/e2e/close-window.py (the window manager's close under Xvfb).
+        #[arg(long)]
+        close_script: PathBuf,
+        /// Window opens and closes.
+        #[arg(long, default_value_t = 10)]
+        cycles: usize,
+        /// Seconds of idling before each PSS reading.
+        #[arg(long, default_value_t = 10)]
+        idle_secs: u64,
+        /// Seconds over which idle CPU is measured.
+        #[arg(long, default_value_t = 60)]
+        cpu_secs: u64,
+        #[arg(long, default_value_t = 60)]
+        timeout_secs: u64,
+        /// The app's log file (default: none kept).
+        #[arg(long)]
+        log: Option<PathBuf>,
+    },
 }
 
 fn main() -> anyhow::Result<()> {
     match Args::parse().cmd {
+        Cmd::Background {
+            app,
+            profile,
+            relay_bin,
+            close_script,
+            cycles,
+            idle_secs,
+            cpu_secs,
+            timeout_secs,
+            log,
+        } => {
+            let _relay = start_relay(&relay_bin, &profile, read_port(&profile)?)?;
+            background::background(&background::BackgroundArgs {
+                app: &app,
+                data_dir: &profile.join("app"),
+                close_script: &close_script,
+                cycles,
+                idle: Duration::from_secs(idle_secs),
+                cpu: Duration::from_secs(cpu_secs),
+                timeout: Duration::from_secs(timeout_secs),
+                log: log.as_deref(),
+            })
+        }
         Cmd::Prepare {
             profile,
             relay_bin,

@@ -10,6 +10,7 @@ mod migrations;
 mod notifications;
 mod outbox;
 mod pages;
+mod pending;
 mod recover;
 mod reopen;
 mod rows;
@@ -23,6 +24,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 
 pub use check::{CheckOutcome, OPEN_MARKER};
 pub use notifications::CachedNotification;
+pub use pending::PendingRows;
 pub use rows::{CachedMessage, StoredRecord};
 pub use summaries::{SummaryPage, MAX_PAGE_ROWS};
 

@@ -151,6 +151,21 @@ describe("later closes and quitting", () => {
     expect(screen.queryByTestId("background-notice"), "without a notice").toBeNull();
   });
 
+  it("closes the window with Ctrl+W as its close button does", async () => {
+    await mount();
+    await fireEvent.keyDown(document.body, { key: "w", ctrlKey: true });
+    expect(await screen.findByTestId("background-notice"), "the first time, the notice").not.toBeNull();
+    expect(confirmClose, "nothing closes before the person chooses").not.toHaveBeenCalled();
+  });
+
+  it("closes at once with Ctrl+W once the notice was shown", async () => {
+    closeHintShown.mockResolvedValue(true);
+    await mount();
+    await fireEvent.keyDown(document.body, { key: "w", ctrlKey: true });
+    await waitFor(() => expect(confirmClose, "closed, not quit").toHaveBeenCalledWith(false));
+    expect(screen.queryByTestId("background-notice")).toBeNull();
+  });
+
   it("leaves a plain q alone", async () => {
     await mount();
     await fireEvent.keyDown(document.body, { key: "q" });
