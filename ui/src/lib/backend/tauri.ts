@@ -52,6 +52,13 @@ export type SpeechStatus = { available: boolean; reason: string | null };
  */
 export type OpenNotice = "alreadyAnswered";
 
+/**
+ * This computer's launch settings (src-tauri): start at login (in the background, no window)
+ * and the global shortcut, an accelerator such as `CommandOrControl+Shift+H` ("" when off).
+ * `shortcutError` says why the shortcut is not registered (another app holds it), else null.
+ */
+export type LaunchSettings = { autostart: boolean; shortcut: string; shortcutError: string | null };
+
 /** Where the account's relay runs: in this app, or at a URL. */
 export type RelayChoice = { kind: "embedded" } | { kind: "url"; url: string };
 
@@ -412,4 +419,23 @@ export function updateSettings(): Promise<UpdateSettings> {
 /** Switches the daily update check on or off, on this device only (errors: storage). */
 export function setUpdateSettings(autoCheck: boolean): Promise<UpdateSettings> {
   return call<UpdateSettings>("set_update_settings", { autoCheck });
+}
+
+// Launching (start at login, the global shortcut): settings of this computer only.
+
+export function launchSettings(): Promise<LaunchSettings> {
+  return call<LaunchSettings>("launch_settings");
+}
+
+/** Starts Herald at login, in the background, or stops doing so. */
+export function setAutostart(enabled: boolean): Promise<LaunchSettings> {
+  return call<LaunchSettings>("set_autostart", { enabled });
+}
+
+/**
+ * Sets the global shortcut (an accelerator; "" turns it off). Errors: invalid_input,
+ * shortcut_taken (another app registered it).
+ */
+export function setShortcut(shortcut: string): Promise<LaunchSettings> {
+  return call<LaunchSettings>("set_shortcut", { shortcut });
 }

@@ -91,6 +91,9 @@ export function fakeBackend() {
     installUpdate: vi.fn<typeof Backend.installUpdate>(unexpected("installUpdate")),
     updateSettings: vi.fn<typeof Backend.updateSettings>(unexpected("updateSettings")),
     setUpdateSettings: vi.fn<typeof Backend.setUpdateSettings>(unexpected("setUpdateSettings")),
+    launchSettings: vi.fn<typeof Backend.launchSettings>(unexpected("launchSettings")),
+    setAutostart: vi.fn<typeof Backend.setAutostart>(unexpected("setAutostart")),
+    setShortcut: vi.fn<typeof Backend.setShortcut>(unexpected("setShortcut")),
   } satisfies Record<keyof typeof Backend, unknown>;
 }
 
