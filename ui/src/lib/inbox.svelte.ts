@@ -2,7 +2,7 @@
 // first, so the first paint does not wait for the whole cache), then kept current by the
 // core's events (no reload). Svelte 5 runes make it reactive wherever it is read.
 
-import type { OpenNotice } from "./backend/tauri";
+import type { OpenNotice } from "./open-target";
 import type { CoreEvent } from "./bindings/CoreEvent";
 import type { InboxPage } from "./bindings/InboxPage";
 import type { MessageSummary } from "./bindings/MessageSummary";

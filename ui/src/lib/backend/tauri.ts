@@ -28,15 +28,15 @@ import type { UiError } from "../bindings/UiError";
 import type { UnlockResult } from "../bindings/UnlockResult";
 import type { UpdateCheck } from "../bindings/UpdateCheck";
 import type { UpdateSettings } from "../bindings/UpdateSettings";
+import type { OpenTarget } from "../open-target";
 
 /** Name of the event the shell emits for every CoreEvent. */
 export const CORE_EVENT = "herald://event";
-/** The shell asks to open a message (a click on its OS notification). */
-export const OPEN_MESSAGE_EVENT = "herald://open-message";
-/** The shell asks to show the inbox (a click on a "5 new requests" summary notification). */
-export const OPEN_INBOX_EVENT = "herald://open-inbox";
-/** The shell asks to open an agent's notification (a click on its banner). */
-export const OPEN_NOTIFICATION_EVENT = "herald://open-notification";
+/**
+ * The shell asks the window to show something (an `OpenTarget`: a banner click, a summary
+ * banner, the tray, a `herald://` link, the global shortcut, a second launch).
+ */
+export const OPEN_EVENT = "herald://open";
 /**
  * The person closed the window and the shell held the close back (Herald keeps running in the
  * background): the UI tells them so the first time, then answers with `confirmClose`.
@@ -47,10 +47,11 @@ export const CLOSE_REQUESTED_EVENT = "herald://close-requested";
 export type SpeechStatus = { available: boolean; reason: string | null };
 
 /**
- * Why the shell opened a message, when there is something to say: `alreadyAnswered` — a press
- * on its notification came after the request was answered, so nothing was sent again.
+ * This computer's launch settings (src-tauri): start at login (in the background, no window)
+ * and the global shortcut, an accelerator such as `CommandOrControl+Shift+H` ("" when off).
+ * `shortcutError` says why the shortcut is not registered (another app holds it), else null.
  */
-export type OpenNotice = "alreadyAnswered";
+export type LaunchSettings = { autostart: boolean; shortcut: string; shortcutError: string | null };
 
 /** Where the account's relay runs: in this app, or at a URL. */
 export type RelayChoice = { kind: "embedded" } | { kind: "url"; url: string };
@@ -257,21 +258,17 @@ export function onCoreEvent(handler: (event: CoreEvent) => void): Promise<Unlist
   return listen<CoreEvent>(CORE_EVENT, (e) => handler(e.payload));
 }
 
-/** Subscribes to "open this message" requests from the shell; returns the unsubscriber. */
-export function onOpenMessage(handler: (messageId: string, notice: OpenNotice | null) => void): Promise<UnlistenFn> {
-  return listen<{ messageId: string; notice?: OpenNotice | null }>(OPEN_MESSAGE_EVENT, (e) =>
-    handler(e.payload.messageId, e.payload.notice ?? null),
-  );
+/** Subscribes to the shell's requests to show something; returns the unsubscriber. */
+export function onOpen(handler: (target: OpenTarget) => void): Promise<UnlistenFn> {
+  return listen<OpenTarget>(OPEN_EVENT, (e) => handler(e.payload));
 }
 
-/** Subscribes to "open this notification" requests from the shell; returns the unsubscriber. */
-export function onOpenNotification(handler: (notificationId: string) => void): Promise<UnlistenFn> {
-  return listen<{ notificationId: string }>(OPEN_NOTIFICATION_EVENT, (e) => handler(e.payload.notificationId));
-}
-
-/** Subscribes to "show the inbox" requests from the shell; returns the unsubscriber. */
-export function onOpenInbox(handler: () => void): Promise<UnlistenFn> {
-  return listen<null>(OPEN_INBOX_EVENT, () => handler());
+/**
+ * What the shell wanted shown when this window was created (it is destroyed on close and made
+ * again by the tray, a banner, a link or a second launch), or null. Taken: asked once per window.
+ */
+export function takeOpenTarget(): Promise<OpenTarget | null> {
+  return call<OpenTarget | null>("take_open_target");
 }
 
 // Closing the window. Herald keeps running in the background (tray icon; Quit in its menu).
@@ -412,4 +409,23 @@ export function updateSettings(): Promise<UpdateSettings> {
 /** Switches the daily update check on or off, on this device only (errors: storage). */
 export function setUpdateSettings(autoCheck: boolean): Promise<UpdateSettings> {
   return call<UpdateSettings>("set_update_settings", { autoCheck });
+}
+
+// Launching (start at login, the global shortcut): settings of this computer only.
+
+export function launchSettings(): Promise<LaunchSettings> {
+  return call<LaunchSettings>("launch_settings");
+}
+
+/** Starts Herald at login, in the background, or stops doing so. */
+export function setAutostart(enabled: boolean): Promise<LaunchSettings> {
+  return call<LaunchSettings>("set_autostart", { enabled });
+}
+
+/**
+ * Sets the global shortcut (an accelerator; "" turns it off). Errors: invalid_input,
+ * shortcut_taken (another app registered it).
+ */
+export function setShortcut(shortcut: string): Promise<LaunchSettings> {
+  return call<LaunchSettings>("set_shortcut", { shortcut });
 }

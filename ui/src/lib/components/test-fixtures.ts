@@ -27,9 +27,7 @@ export function fakeBackend() {
   const unexpected = (name: string) => () => Promise.reject(new Error(`unexpected backend call: ${name}`));
   return {
     CORE_EVENT: "herald://event",
-    OPEN_MESSAGE_EVENT: "herald://open-message",
-    OPEN_INBOX_EVENT: "herald://open-inbox",
-    OPEN_NOTIFICATION_EVENT: "herald://open-notification",
+    OPEN_EVENT: "herald://open",
     CLOSE_REQUESTED_EVENT: "herald://close-requested",
     BackendError: FakeBackendError,
     toBackendError: vi.fn(),
@@ -49,9 +47,8 @@ export function fakeBackend() {
     syncState: vi.fn(() => Promise.resolve(null)),
     openExternal: vi.fn<typeof Backend.openExternal>(() => Promise.resolve()),
     onCoreEvent: vi.fn(() => Promise.resolve(() => {})),
-    onOpenMessage: vi.fn(() => Promise.resolve(() => {})),
-    onOpenInbox: vi.fn(() => Promise.resolve(() => {})),
-    onOpenNotification: vi.fn(() => Promise.resolve(() => {})),
+    onOpen: vi.fn<typeof Backend.onOpen>(() => Promise.resolve(() => {})),
+    takeOpenTarget: vi.fn<typeof Backend.takeOpenTarget>(() => Promise.resolve(null)),
     onCloseRequested: vi.fn<typeof Backend.onCloseRequested>(() => Promise.resolve(() => {})),
     closeHintShown: vi.fn<typeof Backend.closeHintShown>(unexpected("closeHintShown")),
     confirmClose: vi.fn<typeof Backend.confirmClose>(unexpected("confirmClose")),
@@ -91,6 +88,9 @@ export function fakeBackend() {
     installUpdate: vi.fn<typeof Backend.installUpdate>(unexpected("installUpdate")),
     updateSettings: vi.fn<typeof Backend.updateSettings>(unexpected("updateSettings")),
     setUpdateSettings: vi.fn<typeof Backend.setUpdateSettings>(unexpected("setUpdateSettings")),
+    launchSettings: vi.fn<typeof Backend.launchSettings>(unexpected("launchSettings")),
+    setAutostart: vi.fn<typeof Backend.setAutostart>(unexpected("setAutostart")),
+    setShortcut: vi.fn<typeof Backend.setShortcut>(unexpected("setShortcut")),
   } satisfies Record<keyof typeof Backend, unknown>;
 }
 
