@@ -269,7 +269,7 @@ fn set_pause<R: Runtime>(app: &AppHandle<R>, length: Option<PauseFor>) {
 fn build_menu<R: Runtime>(app: &AppHandle<R>, entries: &[Entry]) -> tauri::Result<Menu<R>> {
     let menu = Menu::new(app)?;
     for entry in entries {
-        append(app, entry, |i| menu.append(i))?;
+        append(app, entry, &|i| menu.append(i))?;
     }
     Ok(menu)
 }
@@ -277,7 +277,7 @@ fn build_menu<R: Runtime>(app: &AppHandle<R>, entries: &[Entry]) -> tauri::Resul
 fn append<R: Runtime>(
     app: &AppHandle<R>,
     entry: &Entry,
-    add: impl Fn(&dyn IsMenuItem<R>) -> tauri::Result<()>,
+    add: &dyn Fn(&dyn IsMenuItem<R>) -> tauri::Result<()>,
 ) -> tauri::Result<()> {
     match entry {
         Entry::Item { id, text, enabled } => add(&MenuItem::with_id(
@@ -291,7 +291,7 @@ fn append<R: Runtime>(
         Entry::Submenu { text, items } => {
             let sub = Submenu::new(app, text, true)?;
             for entry in items {
-                append(app, entry, |i| sub.append(i))?;
+                append(app, entry, &|i| sub.append(i))?;
             }
             add(&sub)
         }

@@ -432,16 +432,21 @@ function launchApp() {
     .build();
 }
 
-/**
- * Herald's processes for this data dir (`pgrep` on the binary's path; the test runs one data
- * dir at a time).
- */
+/** Herald's processes for this data dir: `herald-desktop` with HERALD_DATA_DIR=DATA_DIR. */
 function appPids() {
+  let pids = [];
   try {
-    return execFileSync("pgrep", ["-f", "^" + APP], { encoding: "utf8" }).split("\n").filter(Boolean);
+    pids = execFileSync("pgrep", ["-x", "herald-desktop"], { encoding: "utf8" }).split("\n").filter(Boolean);
   } catch {
     return [];
   }
+  return pids.filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/environ`, "latin1").split("\0").includes(`HERALD_DATA_DIR=${DATA_DIR}`);
+    } catch {
+      return false;
+    }
+  });
 }
 
 /**
@@ -573,7 +578,15 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       assert.equal(await continueButton.isEnabled(), false, "Continue waits for the saved checkbox");
       await click("recovery-saved");
       await click("setup-continue");
+      // The offer to start at login: accepted here (the login item lands in the test's private
+      // HOME, run.sh), declined on the later onboardings.
+      await find("autostart-offer");
+      await screenshot("desktop-e2e-autostart-offer.png");
+      await click("autostart-offer-accept");
       await find("app-shell");
+      const entry = join(process.env.HOME ?? "", ".config", "autostart", "Herald.desktop");
+      await pollFor(() => existsSync(entry), UI_TIMEOUT, `no login item at ${entry}`);
+      assert.match(readFileSync(entry, "utf8"), /^Exec=.*herald-desktop.* --background/m, "it starts Herald in the background");
     });
 
     let token;
@@ -1755,6 +1768,7 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       for (const k of localKeysUnder(DATA_DIR)) secrets.addKeyBytes("the app's local key (new device)", k.bytes);
       await screenshot("desktop-e2e-unlocked.png");
       await click("setup-continue");
+      await click("autostart-offer-skip");
       await find("app-shell");
       await driver.wait(
         async () => (await (await find("sync-state")).getAttribute("data-connected")) === "true",
@@ -1842,6 +1856,7 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       await find("unlocked");
       assert.equal(await textOf(await find("safety-code")), ownerSafety, "the same safety code as the owner device");
       await click("setup-continue");
+      await click("autostart-offer-skip");
       await find("app-shell");
     });
 

@@ -42,6 +42,10 @@ DATA_DIR="$(mktemp -d -t herald-e2e-XXXXXX)"
 XDG_TMP="$(mktemp -d -t herald-e2e-xdg-XXXXXX)"
 export XDG_DATA_HOME="$XDG_TMP/data" XDG_CACHE_HOME="$XDG_TMP/cache" XDG_CONFIG_HOME="$XDG_TMP/config"
 mkdir -p "$XDG_DATA_HOME" "$XDG_CACHE_HOME" "$XDG_CONFIG_HOME"
+# A private HOME too: launch at login writes ~/.config/autostart/Herald.desktop from HOME (the
+# autostart plugin's auto-launch crate ignores XDG_CONFIG_HOME), and the test accepts the offer.
+export HOME="$XDG_TMP/home"
+mkdir -p "$HOME"
 cleanup() {
   rm -rf "$XDG_TMP"
   if [ "${HERALD_E2E_KEEP_DATA:-0}" = "1" ]; then

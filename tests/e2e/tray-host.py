@@ -113,7 +113,8 @@ def show(service: str) -> None:
     menu_path = get(bus, name, path, iface, "Menu")
     labels = [label for _id, label, _enabled in entries(layout(bus, name, menu_path))]
     print(json.dumps({
-        "tooltip": tooltip[2],
+        "tooltip": tooltip[3],
+        "tooltip_title": tooltip[2],
         "title": get(bus, name, path, iface, "Title"),
         "status": get(bus, name, path, iface, "Status"),
         "labels": labels,
