@@ -366,11 +366,23 @@ mod tests {
         tauri::App<tauri::test::MockRuntime>,
         tauri::WebviewWindow<tauri::test::MockRuntime>,
     ) {
+        let app = start_with(data_dir, LaunchArgs::default());
+        let main = app
+            .get_webview_window("main")
+            .expect("setup creates the main window before the core opens");
+        (app, main)
+    }
+
+    /// The app with `launch` as its command line, after its first event-loop iteration.
+    fn start_with(
+        data_dir: std::path::PathBuf,
+        launch: LaunchArgs,
+    ) -> tauri::App<tauri::test::MockRuntime> {
         let config = ShellConfig {
             data_dir: Some(data_dir),
             use_keychain: false,
             demo: false,
-            launch: Default::default(),
+            launch,
             integrations: false,
         };
         let mut app = run_app(mock_builder(), config)
@@ -378,10 +390,44 @@ mod tests {
             .expect("the app builds on the mock runtime");
         #[allow(deprecated)]
         app.run_iteration(|_, _| {});
-        let main = app
-            .get_webview_window("main")
-            .expect("the config creates the main window before the core opens");
-        (app, main)
+        app
+    }
+
+    /// `--background` starts without a window; one created later (the tray, a banner, a
+    /// link) is handed what it should show, once.
+    #[test]
+    fn a_background_start_has_no_window_until_one_is_asked_for() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let launch = LaunchArgs::parse(["herald-desktop", "--background"]);
+        let app = start_with(dir.path().to_owned(), launch);
+        assert!(app.get_webview_window("main").is_none(), "no window");
+        let target = crate::targets::OpenTarget::Notification { id: "ntf_1".into() };
+        crate::window::wait_with(app.handle(), target.clone());
+        crate::window::create(app.handle()).expect("the window is created from its config");
+        let main = app.get_webview_window("main").expect("now it exists");
+        let take = || -> Option<crate::targets::OpenTarget> {
+            get_ipc_response(&main, request("take_open_target", json!({})))
+                .expect("take_open_target is allowed")
+                .deserialize()
+                .expect("an OpenTarget or null")
+        };
+        assert_eq!(take(), Some(target), "the new window shows what was asked");
+        assert_eq!(take(), None, "once");
+    }
+
+    /// A link on the command line opens its target in the first window.
+    #[test]
+    fn a_link_on_the_command_line_is_the_first_windows_target() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let launch = LaunchArgs::parse(["herald-desktop", "herald://approve-device"]);
+        let app = start_with(dir.path().to_owned(), launch);
+        let main = app.get_webview_window("main").expect("a window");
+        let target: Option<crate::targets::OpenTarget> =
+            get_ipc_response(&main, request("take_open_target", json!({})))
+                .expect("take_open_target is allowed")
+                .deserialize()
+                .expect("an OpenTarget or null");
+        assert_eq!(target, Some(crate::targets::OpenTarget::ApproveDevice));
     }
 
     /// A data dir that cannot be one (a file): the open fails after the window exists, and a
@@ -471,15 +517,26 @@ mod tests {
             assert_eq!(error.code, "invalid_relay_url", "{cmd}: {error:?}");
         }
 
-        // Closing and quitting (closing.rs): no notice to show while the close ends the app.
+        // Closing (closing.rs): a new data dir has not shown the first-close notice yet.
         let hint: bool = get_ipc_response(&main, request("close_hint_shown", json!({})))
             .expect("close_hint_shown is allowed")
             .deserialize()
             .expect("a bool");
-        assert!(
-            hint,
-            "closing the window quits, so the UI has nothing to tell first"
-        );
+        assert!(!hint, "the first close of a new data dir is explained");
+
+        // A fresh window asks what to show (window.rs): nothing was asked for.
+        let target: Option<crate::targets::OpenTarget> =
+            get_ipc_response(&main, request("take_open_target", json!({})))
+                .expect("take_open_target is allowed")
+                .deserialize()
+                .expect("an OpenTarget or null");
+        assert_eq!(target, None, "nothing waits for this window");
+
+        // Launch settings (launch.rs) are not loaded on the mock runtime: a clear error.
+        let error = get_ipc_response(&main, request("launch_settings", json!({})))
+            .expect_err("no launch settings without the integrations");
+        let error: UiError = serde_json::from_value(error).expect("a UiError");
+        assert_eq!(error.code, "unavailable", "{error:?}");
 
         // The window says what it shows; the notifier skips only that message's banner.
         get_ipc_response(

@@ -19,6 +19,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
+#[path = "desktop_start/background.rs"]
 mod background;
 
 use anyhow::{anyhow, bail, Context};
