@@ -103,16 +103,20 @@ pub async fn notification_settings(state: State<'_, AppState>) -> CmdResult<Noti
 
 /// Saves this device's notification settings; returns them as saved. Errors: `invalid_input`
 /// naming `muted`, `storage`.
+/// The tray is redrawn: with previews off it must stop naming requests by title at once.
 #[tauri::command]
-pub async fn set_notification_settings(
+pub async fn set_notification_settings<R: tauri::Runtime>(
+    app: tauri::AppHandle<R>,
     state: State<'_, AppState>,
     settings: NotificationSettings,
 ) -> CmdResult<NotificationSettings> {
-    state
+    let saved = state
         .core
         .set_notification_settings(settings)
         .await
-        .map_err(ui_error)
+        .map_err(ui_error)?;
+    crate::tray::redraw_soon(&app);
+    Ok(saved)
 }
 
 /// What the window shows: the message or notification open in the reading pane (`null` for

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use chrono::{DateTime, Utc};
 use herald_client::view::{CoreEvent, MessageStatus, PendingRequests};
 use herald_client::Core;
 use tauri::{AppHandle, Manager, Runtime, UserAttentionType, WebviewWindow};
@@ -58,12 +59,16 @@ pub fn watch<R: Runtime>(app: AppHandle<R>, core: Core) {
     let mut events = core.subscribe();
     app.manage(PendingCount::default());
     tauri::async_runtime::spawn(async move {
-        refresh(&app, &core).await;
+        let mut next_expiry = refresh(&app, &core).await;
         loop {
-            match events.recv().await {
-                Ok(event) => attend(&app, &event),
-                Err(RecvError::Lagged(_)) => {}
-                Err(RecvError::Closed) => return,
+            // Wait for an event, or until the next deadline passes (no event says so).
+            let wait = next_expiry
+                .map(|at| (at - core.relay_now()).to_std().unwrap_or_default() + SETTLE)
+                .unwrap_or(Duration::MAX);
+            match tokio::time::timeout(wait, events.recv()).await {
+                Ok(Ok(event)) => attend(&app, &event),
+                Ok(Err(RecvError::Lagged(_))) | Err(_) => {}
+                Ok(Err(RecvError::Closed)) => return,
             }
             // Coalesce the burst.
             loop {
@@ -74,7 +79,7 @@ pub fn watch<R: Runtime>(app: AppHandle<R>, core: Core) {
                     Err(_) => break,
                 }
             }
-            refresh(&app, &core).await;
+            next_expiry = refresh(&app, &core).await;
         }
     });
 }
@@ -89,15 +94,20 @@ fn attend<R: Runtime>(app: &AppHandle<R>, event: &CoreEvent) {
     if !is_new || message.status != MessageStatus::Pending {
         return;
     }
-    if let Some(window) = main_window(app) {
-        if !window.is_focused().unwrap_or(true) {
-            let _ = window.request_user_attention(Some(UserAttentionType::Informational));
+    // Window calls wait for the event loop: made there, never from a runtime worker.
+    let handle = app.clone();
+    let _ = app.run_on_main_thread(move || {
+        if let Some(window) = main_window(&handle) {
+            if !window.is_focused().unwrap_or(true) {
+                let _ = window.request_user_attention(Some(UserAttentionType::Informational));
+            }
         }
-    }
+    });
 }
 
-/// Reads the pending requests and shows them in the title, badge and tray.
-pub async fn refresh<R: Runtime>(app: &AppHandle<R>, core: &Core) {
+/// Reads the pending requests and shows them in the title, badge and tray. Returns the next
+/// deadline among them.
+pub async fn refresh<R: Runtime>(app: &AppHandle<R>, core: &Core) -> Option<DateTime<Utc>> {
     let pending = match core.pending_requests(TRAY_LISTED).await {
         Ok(pending) => pending,
         Err(error) => {
@@ -108,10 +118,21 @@ pub async fn refresh<R: Runtime>(app: &AppHandle<R>, core: &Core) {
     if let Some(count) = app.try_state::<PendingCount>() {
         count.0.store(pending.count, Ordering::Release);
     }
-    if let Some(window) = main_window(app) {
-        show_count(&window, pending.count);
-    }
-    crate::tray::show_pending(app, pending);
+    let next_expiry = pending
+        .next_expiry
+        .as_deref()
+        .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
+        .map(|t| t.with_timezone(&Utc));
+    // The title, badge and tray are drawn on the event loop's thread: posted, not waited for,
+    // so a busy or exiting event loop never blocks a runtime worker.
+    let handle = app.clone();
+    let _ = app.run_on_main_thread(move || {
+        if let Some(window) = main_window(&handle) {
+            show_count(&window, pending.count);
+        }
+        crate::tray::show_pending(&handle, pending);
+    });
+    next_expiry
 }
 
 #[cfg(test)]

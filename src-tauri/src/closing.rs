@@ -33,6 +33,8 @@ pub struct CloseHint {
     shown: Arc<AtomicBool>,
     /// The page reacted to the last held-back close (called `close_hint_shown`).
     reacted: Arc<AtomicBool>,
+    /// A held-back close waits for the page's answer.
+    held: Arc<AtomicBool>,
 }
 
 impl CloseHint {
@@ -44,7 +46,13 @@ impl CloseHint {
             file,
             shown: Arc::new(AtomicBool::new(shown)),
             reacted: Arc::new(AtomicBool::new(false)),
+            held: Arc::new(AtomicBool::new(false)),
         }
+    }
+
+    /// The window is gone: no close is held back any more.
+    pub fn window_destroyed(&self) {
+        self.held.store(false, Ordering::Release);
     }
 
     fn shown(&self) -> bool {
@@ -74,6 +82,9 @@ pub fn on_close_requested<R: Runtime>(window: &Window<R>, api: &tauri::CloseRequ
         return; // closes and is destroyed (no prevent_close)
     }
     api.prevent_close();
+    if hint.held.swap(true, Ordering::AcqRel) {
+        return; // a close already waits for the page (the notice may be on screen)
+    }
     hint.reacted.store(false, Ordering::Release);
     if let Err(error) = window.emit(CLOSE_REQUESTED_EVENT, ()) {
         tracing::warn!(%error, "could not tell the page about the close");
@@ -82,7 +93,7 @@ pub fn on_close_requested<R: Runtime>(window: &Window<R>, api: &tauri::CloseRequ
     let app = app.clone();
     tauri::async_runtime::spawn(async move {
         tokio::time::sleep(PAGE_REACTION).await;
-        if !hint.reacted.load(Ordering::Acquire) {
+        if hint.held.load(Ordering::Acquire) && !hint.reacted.load(Ordering::Acquire) {
             tracing::warn!("the page did not answer the close; closing the window");
             hint.record_shown();
             destroy_window(&app);
@@ -113,6 +124,7 @@ pub fn close_hint_shown(hint: tauri::State<'_, CloseHint>) -> bool {
 #[tauri::command]
 pub fn confirm_close<R: Runtime>(app: AppHandle<R>, hint: tauri::State<'_, CloseHint>, quit: bool) {
     hint.reacted.store(true, Ordering::Release);
+    hint.held.store(false, Ordering::Release);
     hint.record_shown();
     if quit {
         quit_app(&app, "the window");

@@ -77,6 +77,8 @@ pub fn instance_id(identifier: &str, data_dir: Option<&Path>) -> String {
     match data_dir {
         None => identifier.to_owned(),
         Some(dir) => {
+            // One name however the dir is spelled (`/x`, `/x/`, relative, through a link).
+            let dir = same_dir(dir);
             let digest =
                 ring::digest::digest(&ring::digest::SHA256, dir.to_string_lossy().as_bytes());
             let tag: String = digest.as_ref()[..6]
@@ -86,6 +88,15 @@ pub fn instance_id(identifier: &str, data_dir: Option<&Path>) -> String {
             format!("{identifier}.d{tag}")
         }
     }
+}
+
+/// `dir` resolved (links and `..` followed) when it exists, else made absolute: a dir that does
+/// not exist yet is created by the first start, before a second one can look.
+fn same_dir(dir: &Path) -> PathBuf {
+    std::fs::canonicalize(dir)
+        .or_else(|_| std::path::absolute(dir))
+        .map(|d| d.components().collect())
+        .unwrap_or_else(|_| dir.to_owned())
 }
 
 /// Another launch of this data dir handed over its arguments.
@@ -185,6 +196,18 @@ pub fn start<R: Runtime>(app: &AppHandle<R>, data_dir: &Path) {
     }
 }
 
+/// Why a registered shortcut still cannot work here: on Wayland the X11 grab the plugin makes
+/// (through XWayland) only sees keys typed into X11 windows, and it reports no error.
+fn session_limit() -> Option<String> {
+    let wayland = std::env::var("XDG_SESSION_TYPE").is_ok_and(|t| t == "wayland")
+        || std::env::var_os("WAYLAND_DISPLAY").is_some();
+    (cfg!(target_os = "linux") && wayland).then(|| {
+        "Wayland does not let apps catch keys typed in other windows: set the shortcut in your \
+         desktop's keyboard settings to run `herald-desktop herald://pending` instead"
+            .to_owned()
+    })
+}
+
 /// Registers `accelerator` as the shortcut opening the newest pending request.
 fn register<R: Runtime>(app: &AppHandle<R>, accelerator: &str) -> Result<(), String> {
     let shortcut: Shortcut = accelerator
@@ -202,7 +225,8 @@ fn register<R: Runtime>(app: &AppHandle<R>, accelerator: &str) -> Result<(), Str
         *launch
             .shortcut_error
             .lock()
-            .unwrap_or_else(|p| p.into_inner()) = result.as_ref().err().cloned();
+            .unwrap_or_else(|p| p.into_inner()) =
+            result.as_ref().err().cloned().or_else(session_limit);
     }
     result
 }
@@ -381,6 +405,21 @@ mod tests {
         assert_eq!(
             instance_id("run.herald.desktop", None),
             "run.herald.desktop"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let plain = instance_id("run.herald.desktop", Some(dir.path()));
+        let slash = format!("{}/", dir.path().display());
+        assert_eq!(
+            instance_id("run.herald.desktop", Some(Path::new(&slash))),
+            plain,
+            "a trailing slash is the same dir"
+        );
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        let dotted = dir.path().join("sub").join("..");
+        assert_eq!(
+            instance_id("run.herald.desktop", Some(&dotted)),
+            plain,
+            "so is a path through .."
         );
     }
 

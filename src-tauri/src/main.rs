@@ -59,6 +59,10 @@ fn main() {
         tauri::RunEvent::ExitRequested {
             code: None, api, ..
         } => api.prevent_exit(),
+        // macOS: a click on the Dock icon, or opening the app again from Finder, reaches the
+        // running process as Reopen (no second process is started there).
+        #[cfg(target_os = "macos")]
+        tauri::RunEvent::Reopen { .. } => window::open_soon(handle, None),
         tauri::RunEvent::Exit => {
             if let Some(state) = handle.try_state::<shell::AppState>() {
                 // Stops the sync and records a clean close of the cache (no destructors run).

@@ -85,10 +85,17 @@ pub fn run_app<R: Runtime>(builder: tauri::Builder<R>, config: ShellConfig) -> t
         // What the window shows, reported by `ui_viewing` even before the core opens.
         .manage(OnScreen::default())
         .manage(WaitingTarget::default())
-        .on_window_event(|window, event| {
-            if let tauri::WindowEvent::CloseRequested { api, .. } = event {
+        .on_window_event(|window, event| match event {
+            tauri::WindowEvent::CloseRequested { api, .. } => {
                 crate::closing::on_close_requested(window, api);
             }
+            tauri::WindowEvent::Destroyed if window.label() == crate::window::MAIN => {
+                window.state::<WaitingTarget>().window_destroyed();
+                window
+                    .state::<crate::closing::CloseHint>()
+                    .window_destroyed();
+            }
+            _ => {}
         })
         .plugin(tauri_plugin_updater::Builder::new().build())
         .plugin(crate::updates::init(config.data_dir.clone()))

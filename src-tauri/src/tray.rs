@@ -160,8 +160,11 @@ pub fn create<R: Runtime>(app: &AppHandle<R>) {
     tauri::async_runtime::spawn(async move {
         for wait in RETRIES {
             tokio::time::sleep(wait).await;
-            match build(&app) {
-                Ok(()) => return redraw(&app),
+            // Building waits for the event loop: off the runtime's workers.
+            let handle = app.clone();
+            match tauri::async_runtime::spawn_blocking(move || build(&handle)).await {
+                Ok(Ok(())) => return redraw_soon(&app),
+                Ok(Err(error)) => tracing::debug!(%error, "still no tray icon"),
                 Err(error) => tracing::debug!(%error, "still no tray icon"),
             }
         }
@@ -199,6 +202,13 @@ pub fn show_pending<R: Runtime>(app: &AppHandle<R>, pending: PendingRequests) {
         *shown.0.lock().unwrap_or_else(|p| p.into_inner()) = pending;
     }
     redraw(app);
+}
+
+/// Redraws the tray on the event loop's thread (posted, not waited for): after the
+/// notification settings changed (previews decide what the menu may say), or a pause ended.
+pub fn redraw_soon<R: Runtime>(app: &AppHandle<R>) {
+    let handle = app.clone();
+    let _ = app.run_on_main_thread(move || redraw(&handle));
 }
 
 fn redraw<R: Runtime>(app: &AppHandle<R>) {
@@ -254,6 +264,14 @@ fn set_pause<R: Runtime>(app: &AppHandle<R>, length: Option<PauseFor>) {
         Some(length) => {
             let until = pause.pause(length, Utc::now());
             tracing::info!(%until, "notifications paused");
+            // The menu and tooltip stop saying "paused" when it ends (the notifier sums up
+            // what it held back on its own).
+            let app = app.clone();
+            tauri::async_runtime::spawn(async move {
+                let left = (until - Utc::now()).to_std().unwrap_or_default();
+                tokio::time::sleep(left + Duration::from_secs(1)).await;
+                redraw_soon(&app);
+            });
         }
         None => {
             pause.resume();
@@ -372,6 +390,7 @@ mod tests {
             newest: (0..5)
                 .map(|i| request(&format!("msg_{i}"), &format!("Deploy {i}?")))
                 .collect(),
+            next_expiry: None,
         };
         let menu = model(&pending, None, true);
         assert_eq!(
@@ -398,6 +417,7 @@ mod tests {
         let pending = PendingRequests {
             count: 1,
             newest: vec![request("msg_1", "Rotate the prod key?")],
+            next_expiry: None,
         };
         let menu = model(&pending, None, false);
         assert!(menu.contains(&item("msg:msg_1", "deploy-bot: Needs your reply")));

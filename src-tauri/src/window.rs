@@ -21,23 +21,64 @@ pub const MAIN: &str = "main";
 /// Event to the open window: show this [`OpenTarget`].
 pub const OPEN_EVENT: &str = "herald://open";
 
-/// The target a window being created shows once its page is ready.
+/// What the window should show next, and whether its page listens yet.
+///
+/// A page listens for `herald://open` only once it has loaded and asked `take_open_target`;
+/// until then a target is kept here (the newest one wins, and an open with no target clears
+/// it), so nothing is lost to a page still loading and nothing stale is replayed later.
 #[derive(Debug, Clone, Default)]
-pub struct WaitingTarget(Arc<Mutex<Option<OpenTarget>>>);
+pub struct WaitingTarget {
+    state: Arc<Mutex<Waiting>>,
+    /// Held across "is there a window? create one": two opens at once make one window.
+    opening: Arc<tokio::sync::Mutex<()>>,
+}
+
+#[derive(Debug, Default)]
+struct Waiting {
+    target: Option<OpenTarget>,
+    /// The current window's page asked `take_open_target` (it listens for events now).
+    page_ready: bool,
+}
 
 impl WaitingTarget {
-    fn put(&self, target: OpenTarget) {
-        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(target);
+    fn with<T>(&self, f: impl FnOnce(&mut Waiting) -> T) -> T {
+        f(&mut self.state.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
-    fn take(&self) -> Option<OpenTarget> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).take()
+    /// The page of the current window, if it listens, should be told at once; otherwise the
+    /// target is kept for it. Returns the target to emit now.
+    fn route(&self, target: Option<OpenTarget>) -> Option<OpenTarget> {
+        self.with(|w| {
+            if w.page_ready {
+                target
+            } else {
+                w.target = target;
+                None
+            }
+        })
+    }
+
+    /// A page asked: it listens from now on and gets what was kept.
+    fn take_for_page(&self) -> Option<OpenTarget> {
+        self.with(|w| {
+            w.page_ready = true;
+            w.target.take()
+        })
+    }
+
+    /// The window was destroyed: what it was asked to show no longer matters.
+    pub fn window_destroyed(&self) {
+        self.with(|w| {
+            w.page_ready = false;
+            w.target = None;
+        });
     }
 }
 
 /// Keeps `target` for the window about to be created (a link on the command line).
 pub fn wait_with<R: Runtime>(app: &AppHandle<R>, target: OpenTarget) {
-    app.state::<WaitingTarget>().put(target);
+    app.state::<WaitingTarget>()
+        .with(|w| w.target = Some(target));
 }
 
 /// The main window if it exists.
@@ -47,28 +88,34 @@ pub fn main_window<R: Runtime>(app: &AppHandle<R>) -> Option<WebviewWindow<R>> {
 
 /// Shows the main window (creating it when closed) with `target` on screen, if any.
 /// `NewestPending` is resolved to the newest waiting request (the inbox when none waits)
-/// before it reaches the page. Must be called off the main thread or from an async task:
-/// creating a window waits for the event loop.
+/// before it reaches the page. Opens are serialized, so concurrent ones make one window;
+/// the window is created on a blocking thread (its creation waits for the event loop).
 pub async fn open<R: Runtime>(app: &AppHandle<R>, target: Option<OpenTarget>) {
     let target = match target {
         Some(OpenTarget::NewestPending) => Some(newest_pending(app).await),
         other => other,
     };
+    let waiting = app.state::<WaitingTarget>().inner().clone();
+    let _one_at_a_time = waiting.opening.lock().await;
     match main_window(app) {
         Some(window) => {
-            bring_forward(&window);
-            if let Some(target) = target {
+            if let Some(target) = waiting.route(target) {
                 if let Err(error) = window.emit(OPEN_EVENT, &target) {
                     tracing::warn!(%error, "could not ask the window to open its target");
                 }
             }
+            let _ = tauri::async_runtime::spawn_blocking(move || bring_forward(&window)).await;
         }
         None => {
-            if let Some(target) = target {
-                app.state::<WaitingTarget>().put(target);
-            }
-            if let Err(error) = create(app) {
-                tracing::error!(%error, "could not open the window");
+            waiting.with(|w| {
+                w.target = target;
+                w.page_ready = false;
+            });
+            let app = app.clone();
+            match tauri::async_runtime::spawn_blocking(move || create(&app)).await {
+                Ok(Ok(())) => {}
+                Ok(Err(error)) => tracing::error!(%error, "could not open the window"),
+                Err(error) => tracing::error!(%error, "could not open the window"),
             }
         }
     }
@@ -132,7 +179,7 @@ async fn newest_pending<R: Runtime>(app: &AppHandle<R>) -> OpenTarget {
 /// `herald://pending` link) is resolved to the newest waiting request here.
 #[tauri::command]
 pub async fn take_open_target<R: Runtime>(app: AppHandle<R>) -> Option<OpenTarget> {
-    let target = app.state::<WaitingTarget>().take();
+    let target = app.state::<WaitingTarget>().take_for_page();
     match target {
         Some(OpenTarget::NewestPending) => Some(newest_pending(&app).await),
         other => other,

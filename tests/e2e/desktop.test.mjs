@@ -5,7 +5,7 @@
 // dbus-run-session, and sets HERALD_DATA_DIR (the app's fresh data dir) for both.
 
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -457,7 +457,9 @@ function appPids() {
 async function quitApp() {
   if (driver) await driver.quit().catch(() => undefined);
   driver = undefined;
-  if (appPids().length > 0) execFileSync(APP, ["--quit"], { env: process.env, timeout: 30_000 });
+  // Its exit status does not matter: an app already ending (the session's own stop) may leave
+  // the call unanswered; the wait below is what counts.
+  if (appPids().length > 0) spawnSync(APP, ["--quit"], { env: process.env, timeout: 30_000, stdio: "ignore" });
   await pollFor(() => appPids().length === 0, UI_TIMEOUT, "herald-desktop --quit: the app did not end");
 }
 

@@ -103,7 +103,7 @@ describe("the open event", () => {
     expect(screen.getByTestId("settings-tab-agents").getAttribute("aria-selected"), "on the Agents tab").toBe("true");
     await waitFor(() => expect(input.value, "the code is filled in").toBe("BCDF-GHJK"));
     const approve = screen.getByTestId("connector-approve") as HTMLButtonElement;
-    await waitFor(() => expect(document.activeElement, "the focus waits on Approve").toBe(approve));
+    await waitFor(() => expect(document.activeElement, "the focus is on the code, not on Approve (an Enter meant for another app approves nothing)").toBe(input));
     expect(screen.getByTestId("connector-from-link").textContent, "it says to compare the code").toMatch(/only if it is the code/);
     expect(approveConnector, "a link approves nothing by itself").not.toHaveBeenCalled();
 

@@ -164,6 +164,9 @@ pub struct PendingRequests {
     pub count: u32,
     /// The newest of them, newest first (at most the limit asked for).
     pub newest: Vec<MessageSummary>,
+    /// The earliest deadline among them (RFC 3339, the relay's clock): the count falls then
+    /// without any event.
+    pub next_expiry: Option<String>,
 }
 
 /// One option of a choice field.

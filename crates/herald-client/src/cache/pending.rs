@@ -14,6 +14,8 @@ pub struct PendingRows {
     /// The newest of them (`created_at`, then `id`, descending), at most the limit asked for;
     /// sealed content and answer not read.
     pub newest: Vec<CachedMessage>,
+    /// The earliest `expires_at` among them: when the count next falls without an event.
+    pub next_expiry: Option<String>,
 }
 
 impl Cache {
@@ -25,9 +27,11 @@ impl Cache {
         let mut c = lock(&self.reader);
         let tx = c.transaction()?;
         let waiting = "status = 'pending' AND (expires_at IS NULL OR expires_at > ?1)";
-        let count: i64 = tx
-            .prepare_cached(&format!("SELECT COUNT(*) FROM messages WHERE {waiting}"))?
-            .query_row([now], |r| r.get(0))?;
+        let (count, next_expiry): (i64, Option<String>) = tx
+            .prepare_cached(&format!(
+                "SELECT COUNT(*), MIN(expires_at) FROM messages WHERE {waiting}"
+            ))?
+            .query_row([now], |r| Ok((r.get(0)?, r.get(1)?)))?;
         let found = tx
             .prepare_cached(&format!(
                 "SELECT {} FROM messages WHERE {waiting}
@@ -39,6 +43,7 @@ impl Cache {
         tx.finish()?;
         Ok(PendingRows {
             count: u32::try_from(count).unwrap_or(u32::MAX),
+            next_expiry,
             newest: found.into_iter().map(rows::finish).collect::<Result<_>>()?,
         })
     }
@@ -93,6 +98,11 @@ mod tests {
         assert_eq!(
             pending.count, 3,
             "old, mid and new wait; gone expired at :30"
+        );
+        assert_eq!(
+            pending.next_expiry.as_deref(),
+            later,
+            "mid expires next; gone is over already"
         );
         let ids: Vec<_> = pending
             .newest

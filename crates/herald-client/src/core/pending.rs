@@ -30,6 +30,7 @@ impl Core {
                 .iter()
                 .map(|r| present::summary(&self.inner.local.key, r))
                 .collect(),
+            next_expiry: rows.next_expiry,
         })
     }
 }
