@@ -432,21 +432,20 @@ function launchApp() {
     .build();
 }
 
-/** Herald's processes for this data dir: `herald-desktop` with HERALD_DATA_DIR=DATA_DIR. */
+/** Herald's processes for this data dir: `herald-desktop` with HERALD_DATA_DIR=DATA_DIR (read from /proc). */
 function appPids() {
-  let pids = [];
-  try {
-    pids = execFileSync("pgrep", ["-x", "herald-desktop"], { encoding: "utf8" }).split("\n").filter(Boolean);
-  } catch {
-    return [];
-  }
-  return pids.filter((pid) => {
+  const pids = [];
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
     try {
-      return readFileSync(`/proc/${pid}/environ`, "latin1").split("\0").includes(`HERALD_DATA_DIR=${DATA_DIR}`);
+      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "herald-desktop") continue;
+      const environ = readFileSync(`/proc/${pid}/environ`, "latin1").split("\0");
+      if (environ.includes(`HERALD_DATA_DIR=${DATA_DIR}`)) pids.push(pid);
     } catch {
-      return false;
+      // The process ended while it was read.
     }
-  });
+  }
+  return pids;
 }
 
 /**
