@@ -19,4 +19,7 @@ if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
 fi
 
 echo "Opening Herald. The CLI is at $(pwd)/target/debug/herald"
+echo "Closing the window leaves Herald running (tray icon); quit with Ctrl+Q, the tray's Quit or Ctrl+C here."
+echo "If Herald already runs for this data dir, its window comes forward instead (quit it first with"
+echo "target/debug/herald-desktop --quit to start this build)."
 HERALD_DEMO=1 exec target/debug/herald-desktop
