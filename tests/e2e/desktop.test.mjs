@@ -882,10 +882,20 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
 
     await step("with previews and sound off a banner says only the sender and New message or Needs your reply", async (skip) => {
       if (!NOTIFICATIONS) return skip();
+      // The switches are disabled while a save is in flight: wait for each save to end, so the
+      // next click does not land on a disabled switch.
       const toggle = async (id, on) => {
         const box = await find(id);
+        await driver.wait(until.elementIsEnabled(box), UI_TIMEOUT, `${id} stayed disabled`);
         if ((await box.isSelected()) !== on) await box.click();
-        await driver.wait(async () => (await (await find(id)).isSelected()) === on, UI_TIMEOUT, `${id} saved ${on ? "on" : "off"}`);
+        await driver.wait(
+          async () => {
+            const now = await find(id);
+            return (await now.isSelected()) === on && (await now.isEnabled());
+          },
+          UI_TIMEOUT,
+          `${id} saved ${on ? "on" : "off"}`,
+        );
       };
       await click("nav-settings");
       await click("settings-tab-notifications");
