@@ -140,29 +140,33 @@ find "$out" -maxdepth 2 -type f \( -name '*.deb' -o -name '*.rpm' -o -name '*.Ap
 
 if [ "$platform" = linux ]; then
   step "Checking what the Linux packages carry"
-  # Each check: the CLI on PATH, the app, the desktop entry with the herald:// scheme, icons.
-  check_desktop_entry() { # $1 package, $2 desktop entry text
-    grep -qx 'MimeType=x-scheme-handler/herald;' <<<"$2" || die "$1: the desktop entry has no herald:// MimeType"
-    grep -q '^Exec=herald-desktop %u$' <<<"$2" || die "$1: the desktop entry does not pass the URL (%u)"
-  }
-  check_listing() { # $1 package, $2 file list
-    for path in /usr/bin/herald /usr/bin/herald-desktop /usr/share/applications/Herald.desktop \
-      /usr/share/icons/hicolor/128x128/apps/herald-desktop.png; do
-      grep -q "^\.\?$path\$" <<<"$2" || die "$1: $path is missing"
+  # Each package is unpacked into a temp dir and checked: the CLI on PATH, the app, the desktop
+  # entry with the herald:// scheme, icons.
+  check_tree() { # $1 package, $2 the unpacked tree
+    for path in usr/bin/herald usr/bin/herald-desktop usr/share/applications/Herald.desktop \
+      usr/share/icons/hicolor/128x128/apps/herald-desktop.png; do
+      [ -f "$2/$path" ] || die "$1: /$path is missing"
     done
+    [ -x "$2/usr/bin/herald" ] || die "$1: /usr/bin/herald is not executable"
+    entry="$2/usr/share/applications/Herald.desktop"
+    grep -qx 'MimeType=x-scheme-handler/herald;' "$entry" || die "$1: the desktop entry has no herald:// MimeType"
+    grep -q '^Exec=herald-desktop %u$' "$entry" || die "$1: the desktop entry does not pass the URL (%u)"
   }
+  unpacked="$(mktemp -d)"
   for deb in "$out"/deb/*.deb; do
     [ -f "$deb" ] || continue
-    listing="$(dpkg-deb -c "$deb" | awk '{print $NF}')"
-    check_listing "$deb" "$listing"
-    check_desktop_entry "$deb" "$(dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/share/applications/Herald.desktop)"
+    rm -rf "${unpacked:?}"/* && dpkg-deb -x "$deb" "$unpacked"
+    check_tree "$deb" "$unpacked"
     echo "ok: $deb"
   done
   for rpm in "$out"/rpm/*.rpm; do
     [ -f "$rpm" ] || continue
-    check_listing "$rpm" "$(rpm -qlp "$rpm" 2>/dev/null)"
-    check_desktop_entry "$rpm" "$(rpm2cpio "$rpm" | cpio -i --quiet --to-stdout ./usr/share/applications/Herald.desktop)"
+    # rpm2cpio exits 1 on the bundler's payloads even when it wrote them whole; cpio and the
+    # checks below judge what came out.
+    rm -rf "${unpacked:?}"/* && (cd "$unpacked" && { rpm2cpio "$rpm" || true; } | cpio -idm --quiet)
+    check_tree "$rpm" "$unpacked"
     echo "ok: $rpm"
   done
+  rm -rf "$unpacked"
 fi
 step "Done: $out"

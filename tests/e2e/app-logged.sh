@@ -3,9 +3,10 @@
 # its log level set and its standard error (its own log, its embedded relay's, and the webview
 # processes') appended to $HERALD_E2E_LOG_DIR/app.log, so the log check can read it.
 #   HERALD_E2E_RUST_LOG   the app's RUST_LOG (default: trace, the most verbose)
+#   HERALD_E2E_APP        the app to start (default: the source build in target/debug)
 set -eu
 HERE="$(cd "$(dirname "$0")" && pwd)"
-APP="$HERE/../../target/debug/herald-desktop"
+APP="${HERALD_E2E_APP:-$HERE/../../target/debug/herald-desktop}"
 : "${HERALD_E2E_LOG_DIR:?set by desktop.test.mjs through in-session.sh}"
 mkdir -p "$HERALD_E2E_LOG_DIR"
 printf -- '----- herald-desktop started\n' >>"$HERALD_E2E_LOG_DIR/app.log"

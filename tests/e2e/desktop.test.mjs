@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { after, before, test } from "node:test";
@@ -19,10 +19,14 @@ import { localKeysUnder, LogDir, scanLogs, Secrets } from "./logs.mjs";
 import { NotificationServer, press, shown as shownNotifications, wasClosed } from "./notifications.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const APP = join(ROOT, "target/debug/herald-desktop");
+/**
+ * The app and the CLI under test: the source build by default; the installed package's
+ * (/usr/bin/herald-desktop, /usr/bin/herald) when tests/package/run.sh sets these.
+ */
+const APP = process.env.HERALD_E2E_APP ?? join(ROOT, "target/debug/herald-desktop");
 /** Starts APP with RUST_LOG and its stderr in the log dir (when in-session.sh set one). */
 const APP_LOGGED = join(ROOT, "tests/e2e/app-logged.sh");
-const HERALD = join(ROOT, "target/debug/herald");
+const HERALD = process.env.HERALD_E2E_CLI ?? join(ROOT, "target/debug/herald");
 const RELAY = join(ROOT, "target/debug/herald-relay");
 const ARTIFACTS = join(ROOT, "test-artifacts");
 const WEBDRIVER_URL = process.env.HERALD_E2E_WEBDRIVER ?? "http://127.0.0.1:4444/";
@@ -528,6 +532,7 @@ async function freshApp() {
 before(async () => {
   assert.ok(DATA_DIR, "HERALD_DATA_DIR must point at a fresh data dir (run.sh sets it)");
   assert.ok(existsSync(APP), `the desktop app is built at ${APP}`);
+  console.log(`app under test: ${APP}; CLI: ${HERALD}`);
   await notificationServer?.start();
   for (const text of PLAINTEXT) secrets.add("plaintext", text);
   driver = await launchApp();
@@ -1588,6 +1593,7 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       if (!NOTIFICATIONS || !TRAY) return skip();
       const pids = appPids();
       assert.equal(pids.length, 1, `one Herald runs: ${pids}`);
+      assert.equal(readlinkSync(`/proc/${pids[0]}/exe`), realpathSync(APP), "it is the app under test");
       const service = await trayService();
       const menu = trayShows(service);
       for (const label of ["Open Herald", "Pause notifications", "For 1 hour", "Until tomorrow, 08:00", "Quit Herald"]) {

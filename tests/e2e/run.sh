@@ -6,6 +6,9 @@
 #   tests/e2e/run.sh               build, then test
 #   HERALD_E2E_SKIP_BUILD=1 ...    test the binaries already in target/debug
 #   HERALD_E2E_KEEP_DATA=1 ...     keep the app's temp data dir for inspection
+#   HERALD_E2E_ONLY=REGEX ...      only the stages whose name matches (and onboarding)
+#   HERALD_E2E_APP, HERALD_E2E_CLI the app and CLI to test instead of target/debug's
+#                                  (tests/package/run.sh: the installed package's)
 #
 # Needs: scripts/setup-desktop.sh (Debian packages, npm deps, tauri-driver).
 set -euo pipefail
