@@ -8,6 +8,9 @@
 #   RUNS=10 N=10000 IDLE_SECS=10 crates/herald-bench/desktop/run.sh
 #   HERALD_BENCH_SKIP_BUILD=1 ...   use the binaries already in target/release
 #   BACKGROUND=0 ...                skip the background run (CPU_SECS, BACKGROUND_CYCLES tune it)
+#   SOAK=1 ...                      also the soak: SOAK_N messages (10000) over SOAK_SECS (1800)
+#                                   while the window opens and closes SOAK_CYCLES (100) times
+#   ONLY=soak ...                   only the soak (ONLY=background: only the background run)
 #
 # The profile (a relay database and a device data dir with N synced messages) is made once
 # under target/bench-desktop/profile-N and reused; delete it to make a new one. App logs of
@@ -58,21 +61,36 @@ unset HERALD_DEMO HERALD_URL HERALD_TOKEN
 RESULTS="$OUT/results.jsonl"
 : >"$RESULTS"
 common=(--runs "$RUNS" --idle-secs "$IDLE_SECS" --log-dir "$OUT/logs")
-xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" dbus-run-session -- bash -c '
-  set -euo pipefail
-  "$0" measure --app "$1/herald-desktop" --label herald-desktop --profile "$2" \
-    --relay-bin "$1/herald-relay" "${@:4}" | tee -a "$3"
-  "$0" measure --app "$1/minimal-tauri" --label minimal-tauri "${@:4}" | tee -a "$3"
-' "$REL/desktop_start" "$REL" "$PROFILE" "$RESULTS" "${common[@]}"
+mkdir -p "$OUT/logs"
+ONLY="${ONLY:-}"
+if [ -z "$ONLY" ]; then
+  xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" dbus-run-session -- bash -c '
+    set -euo pipefail
+    "$0" measure --app "$1/herald-desktop" --label herald-desktop --profile "$2" \
+      --relay-bin "$1/herald-relay" "${@:4}" | tee -a "$3"
+    "$0" measure --app "$1/minimal-tauri" --label minimal-tauri "${@:4}" | tee -a "$3"
+  ' "$REL/desktop_start" "$REL" "$PROFILE" "$RESULTS" "${common[@]}"
+fi
 
 # Herald left running with its window closed (docs/desktop-lifecycle.md): idle PSS and CPU in
 # the background, reopen time, PSS after each close. BACKGROUND_CYCLES=0 skips the reopens.
-if [ "${BACKGROUND:-1}" = "1" ]; then
+if [ "${BACKGROUND:-1}" = "1" ] && { [ -z "$ONLY" ] || [ "$ONLY" = background ]; }; then
   xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" dbus-run-session -- \
     "$REL/desktop_start" background --app "$REL/herald-desktop" --profile "$PROFILE" \
     --relay-bin "$REL/herald-relay" --close-script "$ROOT/tests/e2e/close-window.py" \
     --cycles "${BACKGROUND_CYCLES:-10}" --idle-secs "$IDLE_SECS" --cpu-secs "${CPU_SECS:-60}" \
     --log "$OUT/logs/background.log" | tee -a "$RESULTS"
+fi
+
+# The soak (soak.rs): a copy of the profile, a private notification server recording every
+# banner, messages arriving evenly over SOAK_SECS while the window opens and closes.
+if [ "${SOAK:-0}" = "1" ] || [ "$ONLY" = soak ]; then
+  xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" dbus-run-session -- \
+    "$REL/desktop_start" soak --app "$REL/herald-desktop" --profile "$PROFILE" \
+    --relay-bin "$REL/herald-relay" --close-script "$ROOT/tests/e2e/close-window.py" \
+    --notification-server "$ROOT/tests/e2e/notification-server.py" --work-dir "$OUT/soak" \
+    --n "${SOAK_N:-10000}" --duration-secs "${SOAK_SECS:-1800}" --cycles "${SOAK_CYCLES:-100}" \
+    --idle-secs "$IDLE_SECS" --log "$OUT/logs/soak.log" | tee -a "$RESULTS"
 fi
 
 python3 - "$RESULTS" <<'PY'

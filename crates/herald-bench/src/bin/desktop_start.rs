@@ -19,8 +19,12 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
+#[path = "desktop_start/app_process.rs"]
+mod app_process;
 #[path = "desktop_start/background.rs"]
 mod background;
+#[path = "desktop_start/soak.rs"]
+mod soak;
 
 use anyhow::{anyhow, bail, Context};
 use clap::{Parser, Subcommand};
@@ -113,10 +117,77 @@ enum Cmd {
         #[arg(long)]
         log: Option<PathBuf>,
     },
+    /// Messages arriving in the background for a long span while the window is opened and
+    /// closed again and again: PSS growth, every message notified once, nothing lost
+    /// (soak.rs). Needs a session bus with no notification server on it.
+    Soak {
+        /// The herald-desktop binary.
+        #[arg(long)]
+        app: PathBuf,
+        /// A profile made by `prepare` (copied into `--work-dir`; left unchanged).
+        #[arg(long)]
+        profile: PathBuf,
+        #[arg(long)]
+        relay_bin: PathBuf,
+        /// tests/e2e/close-window.py.
+        #[arg(long)]
+        close_script: PathBuf,
+        /// tests/e2e/notification-server.py.
+        #[arg(long)]
+        notification_server: PathBuf,
+        /// Scratch directory (emptied first): the profile's copy and the banner record.
+        #[arg(long)]
+        work_dir: PathBuf,
+        /// Messages sent over the soak.
+        #[arg(long, default_value_t = 10_000)]
+        n: usize,
+        /// The soak's length in seconds.
+        #[arg(long, default_value_t = 1800)]
+        duration_secs: u64,
+        /// Window opens and closes, spread evenly over the soak.
+        #[arg(long, default_value_t = 100)]
+        cycles: usize,
+        /// Seconds of idling before the first and the last PSS reading.
+        #[arg(long, default_value_t = 10)]
+        idle_secs: u64,
+        /// Seconds to wait for a paint, a close, or the last banner.
+        #[arg(long, default_value_t = 120)]
+        timeout_secs: u64,
+        /// The app's log file (default: none kept).
+        #[arg(long)]
+        log: Option<PathBuf>,
+    },
 }
 
 fn main() -> anyhow::Result<()> {
     match Args::parse().cmd {
+        Cmd::Soak {
+            app,
+            profile,
+            relay_bin,
+            close_script,
+            notification_server,
+            work_dir,
+            n,
+            duration_secs,
+            cycles,
+            idle_secs,
+            timeout_secs,
+            log,
+        } => soak::soak(&soak::SoakArgs {
+            app: &app,
+            profile: &profile,
+            relay_bin: &relay_bin,
+            close_script: &close_script,
+            notification_server: &notification_server,
+            work_dir: &work_dir,
+            n,
+            duration: Duration::from_secs(duration_secs),
+            cycles,
+            idle: Duration::from_secs(idle_secs),
+            timeout: Duration::from_secs(timeout_secs),
+            log: log.as_deref(),
+        }),
         Cmd::Background {
             app,
             profile,

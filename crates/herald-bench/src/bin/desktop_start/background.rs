@@ -8,18 +8,15 @@
 //! the window manager's close (tests/e2e/close-window.py) destroys it; after `--idle-secs` the
 //! tree's PSS is read again ("after N opens and closes").
 
-use std::io::{BufRead, BufReader, Write};
-use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use anyhow::{anyhow, bail, Context};
+use anyhow::{anyhow, Context};
 use herald_bench::proc_tree;
 use herald_bench::{Report, Summary};
 
-use super::{field, stop};
+use super::app_process::BackgroundApp;
+use super::field;
 
 /// What `background` is given.
 pub struct BackgroundArgs<'a> {
@@ -34,51 +31,18 @@ pub struct BackgroundArgs<'a> {
 }
 
 pub fn background(a: &BackgroundArgs) -> anyhow::Result<()> {
-    // The first close's notice is answered already: every close destroys the window at once.
-    std::fs::write(a.data_dir.join("close-hint-shown"), b"")?;
-    let mut child = Command::new(a.app)
-        .arg("--background")
-        .env("RUST_LOG", "info")
-        .env("NO_COLOR", "1")
-        .env("HERALD_DATA_DIR", a.data_dir)
-        .env_remove("HERALD_DEMO")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .with_context(|| format!("starting {}", a.app.display()))?;
-    let pid = child.id();
-    let stderr = child.stderr.take().context("app stderr")?;
-    let mut log = match a.log {
-        Some(path) => Some(std::fs::File::create(path)?),
-        None => None,
-    };
-    let (tx, rx) = mpsc::channel::<(Instant, String)>();
-    let reader = std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Some(f) = log.as_mut() {
-                let _ = writeln!(f, "{line}");
-            }
-            let _ = tx.send((Instant::now(), line));
-        }
-    });
-    let result = cycles(a, pid, &rx);
-    stop(&mut child);
-    drop(rx);
-    let _ = reader.join();
+    let app = BackgroundApp::start(a.app, a.data_dir, a.log)?;
+    let result = cycles(a, &app);
+    app.stop();
     result
 }
 
-fn cycles(
-    a: &BackgroundArgs,
-    pid: u32,
-    rx: &mpsc::Receiver<(Instant, String)>,
-) -> anyhow::Result<()> {
-    wait_line(rx, a.timeout, |l| l.contains("cache checked"))
+fn cycles(a: &BackgroundArgs, app: &BackgroundApp) -> anyhow::Result<()> {
+    let pid = app.pid();
+    app.wait_line(a.timeout, |l| l.contains("cache checked"))
         .context("the background app never checked its cache")?;
     std::thread::sleep(a.idle);
-    let never_opened = tree_mib(pid);
+    let never_opened = app.tree_mib();
     let cpu_before = tree_cpu(pid)?;
     std::thread::sleep(a.cpu);
     let cpu_after = tree_cpu(pid)?;
@@ -93,37 +57,17 @@ fn cycles(
     let mut reopen = Vec::with_capacity(a.cycles);
     let mut after_close = Vec::with_capacity(a.cycles);
     for i in 0..a.cycles {
-        let launched = Instant::now();
-        let status = Command::new(a.app)
-            .env("HERALD_DATA_DIR", a.data_dir)
-            .env_remove("RUST_LOG")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()?;
-        if !status.success() {
-            bail!("cycle {i}: the second launch exited with {status}");
-        }
-        let (at, line) = wait_line(rx, a.timeout, |l| l.contains("ui painted"))
-            .with_context(|| format!("cycle {i}: the window never painted"))?;
+        let (launched, at, line) = app
+            .open_window(a.app, a.data_dir, a.timeout)
+            .with_context(|| format!("cycle {i}"))?;
         let since_window = field(&line, "since_window_ms=").and_then(|v| v.parse::<f64>().ok());
         reopen.push((at - launched).as_secs_f64() * 1e3);
         std::thread::sleep(Duration::from_secs(2));
-        let open = tree_mib(pid);
-        let closed = Command::new("/usr/bin/python3")
-            .arg(a.close_script)
-            .arg(pid.to_string())
-            .arg("Herald")
-            .status()?;
-        if !closed.success() {
-            bail!("cycle {i}: no window to close");
-        }
-        let deadline = Instant::now() + a.timeout;
-        while proc_tree::descendants(pid).len() > 1 && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        let open = app.tree_mib();
+        app.close_window(a.close_script, a.timeout)
+            .with_context(|| format!("cycle {i}"))?;
         std::thread::sleep(a.idle);
-        let after = tree_mib(pid);
+        let after = app.tree_mib();
         eprintln!(
             "# cycle {i}: reopen {:.0} ms (window {since_window:?} ms), open {:.1} MiB / {} processes, closed {:.1} MiB / {} processes",
             reopen[i], open.0, open.1, after.0, after.1
@@ -170,31 +114,6 @@ fn cycles(
         .print();
     }
     Ok(())
-}
-
-/// Waits for the first log line that `matches`.
-fn wait_line(
-    rx: &mpsc::Receiver<(Instant, String)>,
-    timeout: Duration,
-    matches: impl Fn(&str) -> bool,
-) -> anyhow::Result<(Instant, String)> {
-    let deadline = Instant::now() + timeout;
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let (at, line) = rx
-            .recv_timeout(left)
-            .map_err(|_| anyhow!("no such log line within {timeout:?}"))?;
-        if matches(&line) {
-            return Ok((at, line));
-        }
-    }
-}
-
-/// The tree's PSS in MiB and its process count.
-fn tree_mib(pid: u32) -> (f64, usize) {
-    let tree = proc_tree::tree_pss(pid);
-    let kib: u64 = tree.iter().map(|p| p.pss_kib).sum();
-    (kib as f64 / 1024.0, tree.len())
 }
 
 /// User + system CPU time of the tree (`/proc/<pid>/stat` fields 14 and 15, in clock ticks of
