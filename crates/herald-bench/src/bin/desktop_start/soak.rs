@@ -145,7 +145,9 @@ fn run(
     let sender = {
         let (n, duration, abort) = (a.n, a.duration, abort.clone());
         let handle = rt.handle().clone();
-        std::thread::spawn(move || handle.block_on(send_paced(&agent, n, duration, started, &abort)))
+        std::thread::spawn(move || {
+            handle.block_on(send_paced(&agent, n, duration, started, &abort))
+        })
     };
 
     let mut after_close_mib = Vec::with_capacity(a.cycles);
@@ -283,11 +285,7 @@ fn report(
         .first()
         .ok_or_else(|| anyhow!("no window cycles ran"))?;
     let growth = run.final_mib - first_closed;
-    let max_closed = run
-        .after_close_mib
-        .iter()
-        .cloned()
-        .fold(f64::MIN, f64::max);
+    let max_closed = run.after_close_mib.iter().cloned().fold(f64::MIN, f64::max);
     let b = &run.banners;
     let lost: Vec<usize> = (0..run.sent)
         .filter(|i| !cached.contains_key(&format!("{TITLE_PREFIX}{i:05}")))
