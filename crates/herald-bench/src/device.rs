@@ -236,19 +236,24 @@ pub async fn create_account(relay_url: &str, dir: &Path) -> anyhow::Result<Accou
         .create_account(relay_url)
         .await
         .map_err(|e| anyhow!("create account: {e}"))?;
-    let connection = core
-        .create_connection("bench-agent")
-        .await
-        .map_err(|e| anyhow!("create connection: {e}"))?;
-    let token =
-        ConnectionToken::parse(&connection.token).map_err(|e| anyhow!("token parse: {e}"))?;
-    let agent =
-        AgentClient::new(&connection.relay_url, token).map_err(|e| anyhow!("agent client: {e}"))?;
+    let agent = connect_agent(&core, "bench-agent").await?;
     Ok(Account {
         core,
         recovery_key: onboard.recovery_key,
         agent,
     })
+}
+
+/// Makes a connection named `name` from `core`'s device and an agent client holding its
+/// token (kept in memory only). Errors: the relay's refusal or a malformed token, as text.
+pub async fn connect_agent(core: &Core, name: &str) -> anyhow::Result<AgentClient> {
+    let connection = core
+        .create_connection(name)
+        .await
+        .map_err(|e| anyhow!("create connection: {e}"))?;
+    let token =
+        ConnectionToken::parse(&connection.token).map_err(|e| anyhow!("token parse: {e}"))?;
+    AgentClient::new(&connection.relay_url, token).map_err(|e| anyhow!("agent client: {e}"))
 }
 
 /// Enrols a new device in `dir` with the recovery key (an empty cache), as "This is a new

@@ -27,7 +27,6 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, bail, ensure, Context};
 use herald_bench::{device, Report, Summary};
 use herald_client::agent::{AgentClient, SendOptions};
-use herald_crypto::ConnectionToken;
 use herald_protocol::content::MessageContent;
 
 use super::app_process::BackgroundApp;
@@ -92,14 +91,7 @@ pub fn soak(a: &SoakArgs) -> anyhow::Result<()> {
 async fn connect(data_dir: &Path) -> anyhow::Result<(AgentClient, usize)> {
     let core = device::open_core(data_dir, "bench-first")?;
     let before = core.inbox().await.map_err(|e| anyhow!("inbox: {e}"))?.len();
-    let connection = core
-        .create_connection("soak-agent")
-        .await
-        .map_err(|e| anyhow!("create connection: {e}"))?;
-    let token =
-        ConnectionToken::parse(&connection.token).map_err(|e| anyhow!("token parse: {e}"))?;
-    let agent =
-        AgentClient::new(&connection.relay_url, token).map_err(|e| anyhow!("agent client: {e}"))?;
+    let agent = device::connect_agent(&core, "soak-agent").await?;
     Ok((agent, before))
 }
 
