@@ -193,7 +193,20 @@ struct Running {
 }
 
 impl Running {
+    /// The child starts with SIGHUP's default disposition, whatever this test runner inherited:
+    /// under `nohup` (or a CI runner that ignores SIGHUP) `herald` rightly keeps ignoring it,
+    /// and the SIGHUP cases would wait for ever.
     fn spawn(cmd: &mut StdCommand) -> Running {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: between fork and exec only signal(2), which is async-signal-safe, runs.
+        unsafe {
+            cmd.pre_exec(|| {
+                if libc::signal(libc::SIGHUP, libc::SIG_DFL) == libc::SIG_ERR {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
         let mut child = cmd
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
