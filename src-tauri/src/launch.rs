@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use herald_client::view::UiError;
 use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, Manager, Runtime};
+#[cfg(not(target_os = "linux"))]
 use tauri_plugin_autostart::ManagerExt as _;
 use tauri_plugin_deep_link::DeepLinkExt;
 use tauri_plugin_global_shortcut::{GlobalShortcutExt, Shortcut, ShortcutState};
@@ -246,23 +247,88 @@ pub fn plugins<R: Runtime>(
                 .build(),
         )
         .plugin(tauri_plugin_deep_link::init())
-        .plugin(
-            tauri_plugin_autostart::Builder::new()
-                .arg(BACKGROUND_ARG)
-                .app_name("Herald")
-                .build(),
-        )
+        .plugin(autostart_plugin())
         .plugin(tauri_plugin_global_shortcut::Builder::new().build())
+}
+
+/// macOS and Windows: tauri-plugin-autostart (a LaunchAgent; the `Run` registry key).
+#[cfg(not(target_os = "linux"))]
+fn autostart_plugin<R: Runtime>() -> tauri::plugin::TauriPlugin<R> {
+    tauri_plugin_autostart::Builder::new()
+        .arg(BACKGROUND_ARG)
+        .app_name("Herald")
+        .build()
+}
+
+/// Linux: Herald writes its XDG autostart entry itself (login_item.rs); nothing to register.
+#[cfg(target_os = "linux")]
+fn autostart_plugin<R: Runtime>() -> tauri::plugin::TauriPlugin<R> {
+    tauri::plugin::Builder::new("herald-login-item").build()
+}
+
+/// Whether Herald starts at login.
+#[cfg(not(target_os = "linux"))]
+fn autostart_enabled<R: Runtime>(app: &AppHandle<R>) -> Result<bool, String> {
+    if app
+        .try_state::<tauri_plugin_autostart::AutoLaunchManager>()
+        .is_none()
+    {
+        return Err("launch at login settings are not available here".into());
+    }
+    app.autolaunch().is_enabled().map_err(|e| e.to_string())
+}
+
+#[cfg(target_os = "linux")]
+fn autostart_enabled<R: Runtime>(_app: &AppHandle<R>) -> Result<bool, String> {
+    let dir = crate::login_item::autostart_dir_from_env().map_err(|e| e.to_string())?;
+    crate::login_item::LoginItem::in_dir(&dir)
+        .is_enabled()
+        .map_err(|e| e.to_string())
+}
+
+/// Turns launch at login on or off.
+#[cfg(not(target_os = "linux"))]
+fn change_autostart<R: Runtime>(app: &AppHandle<R>, enabled: bool) -> Result<(), String> {
+    if app
+        .try_state::<tauri_plugin_autostart::AutoLaunchManager>()
+        .is_none()
+    {
+        return Err("launch at login settings are not available here".into());
+    }
+    let manager = app.autolaunch();
+    let done = if enabled {
+        manager.enable()
+    } else {
+        manager.disable()
+    };
+    done.map_err(|e| e.to_string())
+}
+
+/// Linux: the entry starts the AppImage when Herald runs from one (its mounted copy is gone
+/// after a reboot), otherwise this executable.
+#[cfg(target_os = "linux")]
+fn change_autostart<R: Runtime>(app: &AppHandle<R>, enabled: bool) -> Result<(), String> {
+    let dir = crate::login_item::autostart_dir_from_env().map_err(|e| e.to_string())?;
+    let item = crate::login_item::LoginItem::in_dir(&dir);
+    if !enabled {
+        return item.disable().map_err(|e| e.to_string());
+    }
+    let program = match app.env().appimage {
+        Some(appimage) => PathBuf::from(appimage),
+        None => std::env::current_exe().map_err(|e| format!("this program's path: {e}"))?,
+    };
+    item.enable(&program, &[BACKGROUND_ARG])
+        .map_err(|e| e.to_string())
 }
 
 fn settings<R: Runtime>(app: &AppHandle<R>) -> Result<LaunchSettings, UiError> {
     let launch = app
         .try_state::<Launch>()
         .ok_or_else(|| unavailable("launch settings"))?;
-    let autostart = app
-        .try_state::<tauri_plugin_autostart::AutoLaunchManager>()
-        .map(|_| app.autolaunch().is_enabled().unwrap_or(false))
-        .unwrap_or(false);
+    let autostart = autostart_enabled(app).unwrap_or_else(|e| {
+        tracing::warn!("launch at login: {e}");
+        false
+    });
     let shortcut_error = launch
         .shortcut_error
         .lock()
@@ -285,26 +351,16 @@ pub fn launch_settings<R: Runtime>(app: AppHandle<R>) -> Result<LaunchSettings, 
     settings(&app)
 }
 
-/// Turns launch at login on or off (Linux: `~/.config/autostart/Herald.desktop`; macOS: a
-/// LaunchAgent; Windows: the `Run` registry key), started with `--background`.
+/// Turns launch at login on or off (Linux: `$XDG_CONFIG_HOME/autostart/Herald.desktop`,
+/// login_item.rs; macOS: a LaunchAgent; Windows: the `Run` registry key), started with
+/// `--background`. Errors: `storage` when the entry cannot be written or removed.
 #[tauri::command]
 pub fn set_autostart<R: Runtime>(
     app: AppHandle<R>,
     enabled: bool,
 ) -> Result<LaunchSettings, UiError> {
-    if app
-        .try_state::<tauri_plugin_autostart::AutoLaunchManager>()
-        .is_none()
-    {
-        return Err(unavailable("launch at login settings"));
-    }
-    let manager = app.autolaunch();
-    let done = if enabled {
-        manager.enable()
-    } else {
-        manager.disable()
-    };
-    done.map_err(|e| shell_error("storage", format!("launch at login not changed: {e}")))?;
+    change_autostart(&app, enabled)
+        .map_err(|e| shell_error("storage", format!("launch at login not changed: {e}")))?;
     settings(&app)
 }
 

@@ -16,6 +16,8 @@ mod embedded;
 mod events;
 mod files;
 mod launch;
+#[cfg(target_os = "linux")]
+mod login_item;
 mod notify;
 mod notify_plan;
 mod paint;

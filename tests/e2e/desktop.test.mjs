@@ -604,9 +604,13 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       await screenshot("desktop-e2e-autostart-offer.png");
       await click("autostart-offer-accept");
       await find("app-shell");
-      const entry = join(process.env.HOME ?? "", ".config", "autostart", "Herald.desktop");
+      // Where the desktop's autostart reader looks: XDG_CONFIG_HOME (run.sh sets it, apart
+      // from HOME), never ~/.config then.
+      const entry = join(process.env.XDG_CONFIG_HOME ?? "", "autostart", "Herald.desktop");
       await pollFor(() => existsSync(entry), UI_TIMEOUT, `no login item at ${entry}`);
-      assert.match(readFileSync(entry, "utf8"), /^Exec=.*herald-desktop.* --background/m, "it starts Herald in the background");
+      assert.ok(!existsSync(join(process.env.HOME ?? "", ".config", "autostart")), "nothing under HOME/.config");
+      const exec = /^Exec=(.*)$/m.exec(readFileSync(entry, "utf8"))?.[1];
+      assert.equal(exec, `${realpathSync(APP)} --background`, "it starts this Herald in the background");
     });
 
     let token;

@@ -45,8 +45,8 @@ DATA_DIR="$(mktemp -d -t herald-e2e-XXXXXX)"
 XDG_TMP="$(mktemp -d -t herald-e2e-xdg-XXXXXX)"
 export XDG_DATA_HOME="$XDG_TMP/data" XDG_CACHE_HOME="$XDG_TMP/cache" XDG_CONFIG_HOME="$XDG_TMP/config"
 mkdir -p "$XDG_DATA_HOME" "$XDG_CACHE_HOME" "$XDG_CONFIG_HOME"
-# A private HOME too: launch at login writes ~/.config/autostart/Herald.desktop from HOME (the
-# autostart plugin's auto-launch crate ignores XDG_CONFIG_HOME), and the test accepts the offer.
+# A private HOME too, apart from XDG_CONFIG_HOME: the test accepts the offer to launch at login
+# and checks the entry lands in $XDG_CONFIG_HOME/autostart, not under HOME.
 export HOME="$XDG_TMP/home"
 mkdir -p "$HOME"
 cleanup() {

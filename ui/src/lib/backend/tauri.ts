@@ -19,6 +19,7 @@ import type { NewConnection } from "../bindings/NewConnection";
 import type { NotificationSettings } from "../bindings/NotificationSettings";
 import type { NotificationView } from "../bindings/NotificationView";
 import type { OnboardResult } from "../bindings/OnboardResult";
+import type { PagePhases } from "../bindings/PagePhases";
 import type { PairingRequestView } from "../bindings/PairingRequestView";
 import type { PairingStarted } from "../bindings/PairingStarted";
 import type { QuietHoursSettings } from "../bindings/QuietHoursSettings";
@@ -129,10 +130,11 @@ export function inboxPage(before: string | null, limit: number): Promise<InboxPa
 
 /**
  * Tells the shell the first screen has painted (`screen`: a short fixed name; `rows`: list
- * rows in the DOM). The shell logs it at info level; the desktop benchmark reads that line.
+ * rows in the DOM; `phases`: when the page reached each step, lib/startup-phases.ts). The shell
+ * logs it at info level; the desktop benchmark reads that line.
  */
-export function uiPainted(screen: string, rows: number): Promise<void> {
-  return call<void>("ui_painted", { screen, rows });
+export function uiPainted(screen: string, rows: number, phases: PagePhases | null = null): Promise<void> {
+  return call<void>("ui_painted", { screen, rows, phases });
 }
 
 export function message(id: string): Promise<MessageView> {
