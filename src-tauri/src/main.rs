@@ -23,6 +23,7 @@ mod notify_plan;
 mod paint;
 mod pause;
 mod picks;
+mod rendering;
 mod shell;
 mod speech;
 mod startup;
@@ -35,6 +36,8 @@ use tauri::Manager;
 
 fn main() {
     paint::mark_process_start();
+    // Before any thread starts: it sets an environment variable WebKitGTK reads.
+    rendering::choose_compositing();
     // RUST_LOG, under the guard that keeps dependencies' content-carrying levels off
     // (html5ever's text nodes, tungstenite's Authorization header, the words `tts` speaks).
     herald_log::init(

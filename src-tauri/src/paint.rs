@@ -33,7 +33,8 @@ pub fn window_created(started: Instant) {
 /// When the page reached each step of its start, in milliseconds since the webview began to
 /// load it (`performance.now()`); a step it skipped is null. Logged as `page_ms`, so a slow
 /// start says where its time went: the webview's own start and the HTML (`html`), the bundle
-/// parsed and run (`script`), the shell's answers (`setup`, `inbox`), the render (`painted`).
+/// parsed and run (`script`), the shell's answers (`setup`, `sync`, `page`, `notifications`,
+/// `inbox`), the render (`painted`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
@@ -46,7 +47,13 @@ pub struct PagePhases {
     pub mounted: Option<f64>,
     /// `setup_state` answered.
     pub setup: Option<f64>,
-    /// The sync state, the first inbox page and the agent notifications were loaded.
+    /// `sync_state` answered.
+    pub sync: Option<f64>,
+    /// The first inbox page (`inbox_page`) arrived.
+    pub page: Option<f64>,
+    /// The agent notifications (`notifications`) arrived.
+    pub notifications: Option<f64>,
+    /// The inbox's state holds all three.
     pub inbox: Option<f64>,
     /// The frame with the inbox was painted.
     pub painted: Option<f64>,
@@ -61,6 +68,9 @@ impl PagePhases {
             ("script", self.script),
             ("mounted", self.mounted),
             ("setup", self.setup),
+            ("sync", self.sync),
+            ("page", self.page),
+            ("notifications", self.notifications),
             ("inbox", self.inbox),
             ("painted", self.painted),
         ];
@@ -136,6 +146,7 @@ mod tests {
             setup: Some(f64::NAN),
             inbox: Some(-1.0),
             painted: Some(612.6),
+            ..PagePhases::default()
         };
         assert_eq!(phases.to_log(), "html=12,script=150,painted=613");
         assert_eq!(PagePhases::default().to_log(), "");

@@ -5,7 +5,17 @@ import type { PagePhases } from "./bindings/PagePhases";
  * to load it (`performance.now()`). Sent once with `ui_painted` and logged by the shell
  * (src-tauri/src/paint.rs, `PagePhases`), so a slow start or reopen says where its time went.
  */
-const phases: PagePhases = { html: null, script: null, mounted: null, setup: null, inbox: null, painted: null };
+const phases: PagePhases = {
+  html: null,
+  script: null,
+  mounted: null,
+  setup: null,
+  sync: null,
+  page: null,
+  notifications: null,
+  inbox: null,
+  painted: null,
+};
 
 /** Records `step` now; the first record of a step is kept. `html` comes from navigation timing. */
 export function markPhase(step: Exclude<keyof PagePhases, "html">): void {

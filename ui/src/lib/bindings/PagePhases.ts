@@ -4,7 +4,8 @@
  * When the page reached each step of its start, in milliseconds since the webview began to
  * load it (`performance.now()`); a step it skipped is null. Logged as `page_ms`, so a slow
  * start says where its time went: the webview's own start and the HTML (`html`), the bundle
- * parsed and run (`script`), the shell's answers (`setup`, `inbox`), the render (`painted`).
+ * parsed and run (`script`), the shell's answers (`setup`, `sync`, `page`, `notifications`,
+ * `inbox`), the render (`painted`).
  */
 export type PagePhases = { 
 /**
@@ -24,7 +25,19 @@ mounted: number | null,
  */
 setup: number | null, 
 /**
- * The sync state, the first inbox page and the agent notifications were loaded.
+ * `sync_state` answered.
+ */
+sync: number | null, 
+/**
+ * The first inbox page (`inbox_page`) arrived.
+ */
+page: number | null, 
+/**
+ * The agent notifications (`notifications`) arrived.
+ */
+notifications: number | null, 
+/**
+ * The inbox's state holds all three.
  */
 inbox: number | null, 
 /**
