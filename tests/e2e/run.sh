@@ -36,6 +36,10 @@ if [ ! -d "$E2E/node_modules" ]; then (cd "$E2E" && npm ci --no-audit --no-fund)
 
 # The test sets exactly what the app and the CLI see.
 unset HERALD_DEMO HERALD_URL HERALD_TOKEN
+# WebKitWebDriver's screenshot never answers when WebKitGTK draws without accelerated
+# compositing (Herald's default on Linux, src-tauri/src/rendering.rs): the tests keep
+# WebKitGTK's own choice. The app draws the same either way (docs/desktop-lifecycle.md).
+export HERALD_GPU=1
 
 mkdir -p "$ARTIFACTS"
 rm -f "$ARTIFACTS"/desktop-e2e*.png
