@@ -12,6 +12,7 @@
 
 use std::sync::{Arc, Mutex};
 
+use tauri::webview::PageLoadEvent;
 use tauri::{AppHandle, Emitter, Manager, Runtime, WebviewWindow, WebviewWindowBuilder};
 
 use crate::targets::OpenTarget;
@@ -141,11 +142,41 @@ pub fn create<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<()> {
         .cloned()
         .ok_or_else(|| tauri::Error::WindowNotFound)?;
     let started = std::time::Instant::now();
-    let window = WebviewWindowBuilder::from_config(app, &config)?.build()?;
+    // Hidden until its page has loaded: see [`show_when_loaded`].
+    let window = WebviewWindowBuilder::from_config(app, &config)?
+        .visible(false)
+        .on_page_load(|window, payload| {
+            // Once: a page reloaded in an open window does not take the focus.
+            if payload.event() == PageLoadEvent::Finished && !window.is_visible().unwrap_or(true) {
+                bring_forward(&window);
+            }
+        })
+        .build()?;
     crate::paint::window_created(started);
     crate::attention::window_created(app, &window);
-    bring_forward(&window);
+    show_when_loaded(window);
     Ok(())
+}
+
+/// How long a new window may stay hidden waiting for its page (a page that never finishes
+/// loading is shown anyway, with whatever it drew).
+const SHOW_AT_LATEST: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// A new window is shown when its page has finished loading, or after [`SHOW_AT_LATEST`].
+///
+/// Shown at once, WebKitGTK's first draw of the window (on its main thread, which also serves
+/// the page's `tauri://` assets) waits up to 500 ms for the new web process to set up its
+/// backing store; a web process still starting cannot answer, so every cold start paid the
+/// whole 500 ms before the page even began to load (docs/benchmarks.md, "Desktop"). Drawn
+/// after the load, the same wait returns at once.
+fn show_when_loaded<R: Runtime>(window: WebviewWindow<R>) {
+    tauri::async_runtime::spawn(async move {
+        tokio::time::sleep(SHOW_AT_LATEST).await;
+        if !window.is_visible().unwrap_or(true) {
+            tracing::warn!("the window's page did not finish loading; showing the window");
+            bring_forward(&window);
+        }
+    });
 }
 
 fn bring_forward<R: Runtime>(window: &WebviewWindow<R>) {
