@@ -140,6 +140,7 @@ impl Signals {
 
 /// Whether `signal`'s disposition is "ignore" (as `nohup` leaves SIGHUP).
 #[cfg(unix)]
+#[allow(unsafe_code)] // sigaction(2) has no safe wrapper in std or tokio
 fn ignored(signal: libc::c_int) -> bool {
     // SAFETY: with a null new action, sigaction(2) only writes the current one into `old`,
     // a zeroed plain C struct owned here.

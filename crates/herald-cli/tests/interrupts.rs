@@ -196,6 +196,7 @@ impl Running {
     /// The child starts with SIGHUP's default disposition, whatever this test runner inherited:
     /// under `nohup` (or a CI runner that ignores SIGHUP) `herald` rightly keeps ignoring it,
     /// and the SIGHUP cases would wait for ever.
+    #[allow(unsafe_code)] // pre_exec is unsafe by signature
     fn spawn(cmd: &mut StdCommand) -> Running {
         use std::os::unix::process::CommandExt;
         // SAFETY: between fork and exec only signal(2), which is async-signal-safe, runs.
@@ -254,6 +255,7 @@ impl Running {
     }
 
     /// Sends `signal` (libc::SIGINT, libc::SIGTERM).
+    #[allow(unsafe_code)] // kill(2) has no safe wrapper for an arbitrary signal
     fn kill(&self, signal: libc::c_int) {
         let pid = self.child.id() as libc::pid_t;
         // SAFETY: kill(2) on our own child's pid; no memory is involved.

@@ -1,17 +1,14 @@
 //! The OS keychain path of the local key (Secret Service over D-Bus). Needs a session bus with
-//! an unlocked keyring: scripts/test.sh runs it under `dbus-run-session` with
-//! `gnome-keyring-daemon`, and sets HERALD_TEST_KEYCHAIN=1. Without that variable the test
-//! returns early (a plain `cargo test` on a headless box has no keychain).
+//! an unlocked keyring, so it is ignored by a plain `cargo test` (reported as ignored, not as
+//! passed); scripts/test.sh runs it with `--ignored` under `dbus-run-session` and
+//! `gnome-keyring-daemon` (scripts/with-keyring.sh).
 
 use herald_client::view::{SecretStorageKind, SetupStatus};
 use herald_client::{Core, CoreConfig, KEY_FILE};
 
 #[test]
+#[ignore = "needs a session bus with an unlocked keyring: scripts/test.sh runs it"]
 fn local_key_lives_in_the_keychain_and_survives_reopen() {
-    if std::env::var("HERALD_TEST_KEYCHAIN").as_deref() != Ok("1") {
-        eprintln!("skipped: set HERALD_TEST_KEYCHAIN=1 under a session bus with a keyring");
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let config = CoreConfig {
         data_dir: dir.path().to_path_buf(),

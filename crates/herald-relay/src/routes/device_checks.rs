@@ -1,21 +1,18 @@
 //! Shape checks shared by the device routes, and the one signature the relay verifies itself:
 //! a device certificate enrolled without a session (`POST /keys/devices`), where the AIK's
 //! signature is the only credential. Elsewhere the relay checks shapes and devices verify.
+//! Key ids and the certificate signature are herald-crypto's (docs/protocol.md, "Identifiers"
+//! and "Certificates"), so the relay and the devices cannot disagree on them.
 
+use herald_crypto::{key_id_x25519, verify_certificate};
 use herald_protocol::devices::{DeviceBundle, MAX_SEALED_BUNDLE_CHARS};
-use herald_protocol::envelope::{b64_decode, b64_encode, Certificate, CertificateBody};
+use herald_protocol::envelope::{b64_decode, Certificate, CertificateBody};
 use herald_protocol::wire::{RecoveryBackup, MAX_BACKUP_CHARS};
 use herald_protocol::{AccountId, DeviceId, ErrorCode};
 
 use super::accounts::{certificate_body, check_name, MAX_NAME_CHARS};
 use crate::error::ApiError;
 use crate::store::devices::DeviceError;
-
-/// Key-id label and algorithm byte of X25519 keys (docs/protocol.md, "Identifiers").
-const KEY_ID_LABEL: &[u8] = b"herald.v1/key-id";
-const KEY_ALG_X25519: u8 = 0x02;
-/// Signature prefix of certificates (docs/protocol.md, "Certificates").
-const CERTIFICATE_LABEL: &[u8] = b"herald.v1/certificate";
 
 impl From<DeviceError> for ApiError {
     fn from(e: DeviceError) -> Self {
@@ -24,17 +21,6 @@ impl From<DeviceError> for ApiError {
             DeviceError::Store(e) => ApiError::from(e),
         }
     }
-}
-
-/// The key id of an X25519 public key: `"k_" || b64(SHA-256(label || 0x02 || pk))[..22]`.
-pub(super) fn key_id_x25519(public_key: &[u8]) -> String {
-    let mut ctx = ring::digest::Context::new(&ring::digest::SHA256);
-    ctx.update(KEY_ID_LABEL);
-    ctx.update(&[KEY_ALG_X25519]);
-    ctx.update(public_key);
-    let mut id = b64_encode(ctx.finish().as_ref());
-    id.truncate(22);
-    format!("k_{id}")
 }
 
 /// 32 bytes of base64url, or `invalid_request` naming `field`.
@@ -122,23 +108,17 @@ pub(super) fn device_cert(cert: &Certificate, field: &str) -> Result<DeviceCert,
     })
 }
 
-/// Whether `cert` is signed by the identity key of the account `statement` (Ed25519 over
-/// `"herald.v1/certificate" || payload`).
+/// Whether `cert` is signed by the identity key of the account `statement`
+/// ([`herald_crypto::verify_certificate`]: Ed25519 over `"herald.v1/certificate" || payload`,
+/// and a payload that parses as a certificate body).
 pub(super) fn signed_by_account(statement: &Certificate, cert: &Certificate) -> bool {
     let Some(CertificateBody::Account { identity_key, .. }) = statement.body_unverified() else {
         return false;
     };
-    let (Some(key), Some(payload), Some(signature)) = (
-        b64_decode(&identity_key),
-        b64_decode(&cert.payload),
-        b64_decode(&cert.signature),
-    ) else {
+    let Some(key) = b64_decode(&identity_key).and_then(|k| <[u8; 32]>::try_from(k).ok()) else {
         return false;
     };
-    let message = [CERTIFICATE_LABEL, &payload].concat();
-    ring::signature::UnparsedPublicKey::new(&ring::signature::ED25519, key)
-        .verify(&message, &signature)
-        .is_ok()
+    verify_certificate(cert, &key).is_ok()
 }
 
 /// The epoch of an encryption-key certificate for `account`, after checking its shape.
