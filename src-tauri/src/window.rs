@@ -146,9 +146,8 @@ pub fn create<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<()> {
     let window = WebviewWindowBuilder::from_config(app, &config)?
         .visible(false)
         .on_page_load(|window, payload| {
-            // Once: a page reloaded in an open window does not take the focus.
-            if payload.event() == PageLoadEvent::Finished && !window.is_visible().unwrap_or(true) {
-                bring_forward(&window);
+            if payload.event() == PageLoadEvent::Finished {
+                show_if_hidden(&window);
             }
         })
         .build()?;
@@ -172,11 +171,21 @@ const SHOW_AT_LATEST: std::time::Duration = std::time::Duration::from_secs(2);
 fn show_when_loaded<R: Runtime>(window: WebviewWindow<R>) {
     tauri::async_runtime::spawn(async move {
         tokio::time::sleep(SHOW_AT_LATEST).await;
-        if !window.is_visible().unwrap_or(true) {
+        if show_if_hidden(&window) {
             tracing::warn!("the window's page did not finish loading; showing the window");
-            bring_forward(&window);
         }
     });
+}
+
+/// Shows and focuses a window still hidden since its creation; true if it did. A window already
+/// shown is left alone, so a page reloaded in an open window does not take the focus, and a
+/// destroyed one is not touched.
+fn show_if_hidden<R: Runtime>(window: &WebviewWindow<R>) -> bool {
+    let hidden = window.is_visible().is_ok_and(|visible| !visible);
+    if hidden {
+        bring_forward(window);
+    }
+    hidden
 }
 
 fn bring_forward<R: Runtime>(window: &WebviewWindow<R>) {
