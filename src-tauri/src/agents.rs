@@ -8,7 +8,7 @@ use herald_client::notification_view::{
     AgentKeyView, ConnectorView, NewAgentKey, NotificationReceiptKind, NotificationSettings,
     NotificationView, QuietHoursSettings,
 };
-use tauri::State;
+use tauri::{AppHandle, Manager, Runtime};
 
 use crate::commands::ui_error;
 use crate::notify_plan::viewing::{OnScreen, Viewing};
@@ -19,20 +19,23 @@ use herald_client::view::UiError;
 type CmdResult<T> = Result<T, UiError>;
 
 /// Notifications from agents, newest first (each `endToEnd: false`).
-#[tauri::command]
-pub async fn notifications(state: State<'_, AppState>) -> CmdResult<Vec<NotificationView>> {
+pub async fn notifications<R: Runtime>(app: AppHandle<R>) -> CmdResult<Vec<NotificationView>> {
+    let state = app.state::<AppState>();
     state.core.notifications().await.map_err(ui_error)
 }
 
 /// One notification. Errors: `not_found`.
-#[tauri::command]
-pub async fn notification(state: State<'_, AppState>, id: String) -> CmdResult<NotificationView> {
+pub async fn notification<R: Runtime>(
+    app: AppHandle<R>,
+    id: String,
+) -> CmdResult<NotificationView> {
+    let state = app.state::<AppState>();
     state.core.notification(&id).await.map_err(ui_error)
 }
 
 /// Marks a notification read on this device.
-#[tauri::command]
-pub async fn mark_notification_read(state: State<'_, AppState>, id: String) -> CmdResult<()> {
+pub async fn mark_notification_read<R: Runtime>(app: AppHandle<R>, id: String) -> CmdResult<()> {
+    let state = app.state::<AppState>();
     state
         .core
         .mark_notification_read(&id)
@@ -43,11 +46,11 @@ pub async fn mark_notification_read(state: State<'_, AppState>, id: String) -> C
 /// The inbox showed the notification in a visible window: that counts as displayed (the
 /// first report sets `displayedAt`; later ones change nothing). Nothing is reported for a
 /// notification held back by quiet hours or already displayed.
-#[tauri::command]
-pub async fn notification_seen(
-    state: State<'_, AppState>,
+pub async fn notification_seen<R: Runtime>(
+    app: AppHandle<R>,
     id: String,
 ) -> CmdResult<NotificationView> {
+    let state = app.state::<AppState>();
     let current = state.core.notification(&id).await.map_err(ui_error)?;
     if current.displayed_at.is_some() || current.suppressed || current.error.is_some() {
         return Ok(current);
@@ -61,12 +64,12 @@ pub async fn notification_seen(
 
 /// Sends the one typed reply (1–4,000 characters). Errors: `invalid_input`,
 /// `already_answered`, `not_a_request` (no reply expected), `not_found`.
-#[tauri::command]
-pub async fn reply_notification(
-    state: State<'_, AppState>,
+pub async fn reply_notification<R: Runtime>(
+    app: AppHandle<R>,
     id: String,
     text: String,
 ) -> CmdResult<NotificationView> {
+    let state = app.state::<AppState>();
     state
         .core
         .reply_notification(&id, &text)
@@ -75,41 +78,42 @@ pub async fn reply_notification(
 }
 
 /// Whether the system's speech service worked the last time it was tried.
-#[tauri::command]
-pub fn speech_status(speaker: State<'_, Speaker>) -> SpeechStatus {
-    speaker.status()
+pub async fn speech_status<R: Runtime>(app: AppHandle<R>) -> CmdResult<SpeechStatus> {
+    let speaker = app.state::<Speaker>();
+    Ok(speaker.status())
 }
 
 /// The account's quiet hours and whether they hold now.
-#[tauri::command]
-pub async fn quiet_hours(state: State<'_, AppState>) -> CmdResult<QuietHoursSettings> {
+pub async fn quiet_hours<R: Runtime>(app: AppHandle<R>) -> CmdResult<QuietHoursSettings> {
+    let state = app.state::<AppState>();
     state.core.quiet_hours().await.map_err(ui_error)
 }
 
 /// Sets the quiet hours. Errors: `invalid_request` naming `start`, `end` or `timezone`.
-#[tauri::command]
-pub async fn set_quiet_hours(
-    state: State<'_, AppState>,
+pub async fn set_quiet_hours<R: Runtime>(
+    app: AppHandle<R>,
     settings: QuietHoursSettings,
 ) -> CmdResult<QuietHoursSettings> {
+    let state = app.state::<AppState>();
     state.core.set_quiet_hours(settings).await.map_err(ui_error)
 }
 
 /// This device's notification settings (banner mode, muted senders, sound, previews).
-#[tauri::command]
-pub async fn notification_settings(state: State<'_, AppState>) -> CmdResult<NotificationSettings> {
+pub async fn notification_settings<R: Runtime>(
+    app: AppHandle<R>,
+) -> CmdResult<NotificationSettings> {
+    let state = app.state::<AppState>();
     state.core.notification_settings().await.map_err(ui_error)
 }
 
 /// Saves this device's notification settings; returns them as saved. Errors: `invalid_input`
 /// naming `muted`, `storage`.
 /// The tray is redrawn: with previews off it must stop naming requests by title at once.
-#[tauri::command]
-pub async fn set_notification_settings<R: tauri::Runtime>(
-    app: tauri::AppHandle<R>,
-    state: State<'_, AppState>,
+pub async fn set_notification_settings<R: Runtime>(
+    app: AppHandle<R>,
     settings: NotificationSettings,
 ) -> CmdResult<NotificationSettings> {
+    let state = app.state::<AppState>();
     let saved = state
         .core
         .set_notification_settings(settings)
@@ -121,46 +125,54 @@ pub async fn set_notification_settings<R: tauri::Runtime>(
 
 /// What the window shows: the message or notification open in the reading pane (`null` for
 /// none) and whether the window has the focus. Its banner is skipped only while both hold.
-#[tauri::command]
-pub fn ui_viewing(on_screen: State<'_, OnScreen>, message_id: Option<String>, focused: bool) {
+pub async fn ui_viewing<R: Runtime>(
+    app: AppHandle<R>,
+    message_id: Option<String>,
+    focused: bool,
+) -> CmdResult<()> {
+    let on_screen = app.state::<OnScreen>();
     on_screen.report(Viewing {
         message_id,
         focused,
     });
+    Ok(())
 }
 
 /// Agent keys that are not revoked.
-#[tauri::command]
-pub async fn agent_keys(state: State<'_, AppState>) -> CmdResult<Vec<AgentKeyView>> {
+pub async fn agent_keys<R: Runtime>(app: AppHandle<R>) -> CmdResult<Vec<AgentKeyView>> {
+    let state = app.state::<AppState>();
     state.core.agent_keys().await.map_err(ui_error)
 }
 
 /// Creates an agent key; its `key` is in this answer only (shown once, kept nowhere).
-#[tauri::command]
-pub async fn create_agent_key(state: State<'_, AppState>, name: String) -> CmdResult<NewAgentKey> {
+pub async fn create_agent_key<R: Runtime>(
+    app: AppHandle<R>,
+    name: String,
+) -> CmdResult<NewAgentKey> {
+    let state = app.state::<AppState>();
     state.core.create_agent_key(&name).await.map_err(ui_error)
 }
 
 /// Revokes an agent key. Errors: `not_found`.
-#[tauri::command]
-pub async fn revoke_agent_key(state: State<'_, AppState>, id: String) -> CmdResult<()> {
+pub async fn revoke_agent_key<R: Runtime>(app: AppHandle<R>, id: String) -> CmdResult<()> {
+    let state = app.state::<AppState>();
     state.core.revoke_agent_key(&id).await.map_err(ui_error)
 }
 
 /// Connectors that are not revoked.
-#[tauri::command]
-pub async fn connectors(state: State<'_, AppState>) -> CmdResult<Vec<ConnectorView>> {
+pub async fn connectors<R: Runtime>(app: AppHandle<R>) -> CmdResult<Vec<ConnectorView>> {
+    let state = app.state::<AppState>();
     state.core.connectors().await.map_err(ui_error)
 }
 
 /// Approves the connector whose OAuth device flow shows `user_code`. Errors:
 /// `invalid_request`, `not_found` (no connector waits with that code).
-#[tauri::command]
-pub async fn approve_connector(
-    state: State<'_, AppState>,
+pub async fn approve_connector<R: Runtime>(
+    app: AppHandle<R>,
     user_code: String,
     name: Option<String>,
 ) -> CmdResult<ConnectorView> {
+    let state = app.state::<AppState>();
     state
         .core
         .approve_connector(&user_code, name.as_deref())
@@ -169,8 +181,8 @@ pub async fn approve_connector(
 }
 
 /// Denies the connector showing `user_code`. Errors: as `approve_connector`.
-#[tauri::command]
-pub async fn deny_connector(state: State<'_, AppState>, user_code: String) -> CmdResult<()> {
+pub async fn deny_connector<R: Runtime>(app: AppHandle<R>, user_code: String) -> CmdResult<()> {
+    let state = app.state::<AppState>();
     state
         .core
         .deny_connector(&user_code)
@@ -179,7 +191,7 @@ pub async fn deny_connector(state: State<'_, AppState>, user_code: String) -> Cm
 }
 
 /// Revokes a connector. Errors: `not_found`.
-#[tauri::command]
-pub async fn revoke_connector(state: State<'_, AppState>, id: String) -> CmdResult<()> {
+pub async fn revoke_connector<R: Runtime>(app: AppHandle<R>, id: String) -> CmdResult<()> {
+    let state = app.state::<AppState>();
     state.core.revoke_connector(&id).await.map_err(ui_error)
 }

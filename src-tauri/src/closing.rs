@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use tauri::{AppHandle, Emitter, Manager, Runtime, Window};
 
+use crate::commands::CmdResult;
 use crate::window::{main_window, MAIN};
 
 /// Event to the page: a close of the window is waiting for `confirm_close`.
@@ -111,18 +112,18 @@ fn destroy_window<R: Runtime>(app: &AppHandle<R>) {
 
 /// Whether the person was already told, once, that closing the window leaves Herald running.
 /// Also tells the shell that the page reacted to a held-back close.
-#[tauri::command]
-pub fn close_hint_shown(hint: tauri::State<'_, CloseHint>) -> bool {
+pub async fn close_hint_shown<R: Runtime>(app: AppHandle<R>) -> CmdResult<bool> {
+    let hint = app.state::<CloseHint>();
     hint.reacted.store(true, Ordering::Release);
-    hint.shown()
+    Ok(hint.shown())
 }
 
 /// `quit` false: closes (destroys) the window and Herald keeps running. `quit` true (Ctrl+Q /
 /// Cmd+Q, the notice's Quit button): ends Herald through the exit handler, which stops the
 /// sync, records the cache's clean close and stops the embedded relay. Either way the
 /// notice counts as shown.
-#[tauri::command]
-pub fn confirm_close<R: Runtime>(app: AppHandle<R>, hint: tauri::State<'_, CloseHint>, quit: bool) {
+pub async fn confirm_close<R: Runtime>(app: AppHandle<R>, quit: bool) -> CmdResult<()> {
+    let hint = app.state::<CloseHint>();
     hint.reacted.store(true, Ordering::Release);
     hint.held.store(false, Ordering::Release);
     hint.record_shown();
@@ -131,6 +132,7 @@ pub fn confirm_close<R: Runtime>(app: AppHandle<R>, hint: tauri::State<'_, Close
     } else {
         destroy_window(&app);
     }
+    Ok(())
 }
 
 /// Quits Herald: the exit handler (main.rs) closes the cache and stops the embedded relay.

@@ -6,41 +6,37 @@ use herald_client::view::{
     OnboardResult, SetupState, UiError,
 };
 use herald_client::SecretReveal;
-use tauri::{AppHandle, Runtime, State};
+use tauri::{AppHandle, Manager, Runtime};
 use tauri_plugin_opener::OpenerExt;
 
 use crate::shell::AppState;
 
-type CmdResult<T> = Result<T, UiError>;
+/// What every command handler returns (the contract's one error shape).
+pub type CmdResult<T> = Result<T, UiError>;
 
-/// The core's typed error as the UI sees it: a stable code and a readable message.
+/// The core's typed error as the UI sees it: a stable code, a readable message and the
+/// inputs at fault (`fields`).
 pub fn ui_error(error: herald_client::Error) -> UiError {
-    UiError {
-        code: error.code().to_owned(),
-        message: error.to_string(),
-    }
+    UiError::from(&error)
 }
 
-/// An error of the shell itself (not the core), with its stable code.
+/// An error of the shell itself (not the core), with its stable code and no fields.
 pub fn shell_error(code: &str, message: impl Into<String>) -> UiError {
-    UiError {
-        code: code.to_owned(),
-        message: message.into(),
-    }
+    UiError::new(code, message)
 }
 
-#[tauri::command]
-pub fn setup_state(state: State<'_, AppState>) -> SetupState {
-    state.core.setup_state()
+pub async fn setup_state<R: Runtime>(app: AppHandle<R>) -> CmdResult<SetupState> {
+    let state = app.state::<AppState>();
+    Ok(state.core.setup_state())
 }
 
 /// Creates the account on `relay_url`, or on the embedded relay (started here) when it is null,
 /// then starts sync.
-#[tauri::command]
-pub async fn create_account(
-    state: State<'_, AppState>,
+pub async fn create_account<R: Runtime>(
+    app: AppHandle<R>,
     relay_url: Option<String>,
 ) -> CmdResult<OnboardResult> {
+    let state = app.state::<AppState>();
     let url = match relay_url {
         Some(url) => normalize_relay_url(&url)?,
         None => state
@@ -64,33 +60,33 @@ pub async fn create_account(
     Ok(result)
 }
 
-#[tauri::command]
-pub async fn list_connections(state: State<'_, AppState>) -> CmdResult<Vec<ConnectionView>> {
+pub async fn list_connections<R: Runtime>(app: AppHandle<R>) -> CmdResult<Vec<ConnectionView>> {
+    let state = app.state::<AppState>();
     state.core.list_connections().await.map_err(ui_error)
 }
 
-#[tauri::command]
-pub async fn create_connection(
-    state: State<'_, AppState>,
+pub async fn create_connection<R: Runtime>(
+    app: AppHandle<R>,
     name: String,
 ) -> CmdResult<NewConnection> {
+    let state = app.state::<AppState>();
     state.core.create_connection(&name).await.map_err(ui_error)
 }
 
-#[tauri::command]
-pub async fn inbox(state: State<'_, AppState>) -> CmdResult<Vec<MessageSummary>> {
+pub async fn inbox<R: Runtime>(app: AppHandle<R>) -> CmdResult<Vec<MessageSummary>> {
+    let state = app.state::<AppState>();
     state.core.inbox().await.map_err(ui_error)
 }
 
 /// A page of the inbox, newest first: the `limit` (1..=5,000) newest messages, or those
 /// older than message `before` (the last id of the previous page). Errors: `not_found` when
 /// `before` is no longer cached (reload from the newest), `storage`.
-#[tauri::command]
-pub async fn inbox_page(
-    state: State<'_, AppState>,
+pub async fn inbox_page<R: Runtime>(
+    app: AppHandle<R>,
     before: Option<String>,
     limit: u32,
 ) -> CmdResult<InboxPage> {
+    let state = app.state::<AppState>();
     state
         .core
         .inbox_page(before.as_deref(), limit as usize)
@@ -98,13 +94,13 @@ pub async fn inbox_page(
         .map_err(ui_error)
 }
 
-#[tauri::command]
-pub async fn message(state: State<'_, AppState>, id: String) -> CmdResult<MessageView> {
+pub async fn message<R: Runtime>(app: AppHandle<R>, id: String) -> CmdResult<MessageView> {
+    let state = app.state::<AppState>();
     state.core.message(&id).await.map_err(ui_error)
 }
 
-#[tauri::command]
-pub async fn mark_read(state: State<'_, AppState>, id: String) -> CmdResult<()> {
+pub async fn mark_read<R: Runtime>(app: AppHandle<R>, id: String) -> CmdResult<()> {
+    let state = app.state::<AppState>();
     state.core.mark_read(&id).await.map_err(ui_error)
 }
 
@@ -114,12 +110,12 @@ pub async fn mark_read(state: State<'_, AppState>, id: String) -> CmdResult<()> 
 /// Secret values pass through to the core, which seals them to the asking connection only.
 /// Errors: the core's, plus `unknown_pick`, and `already_answered` / `request_expired` /
 /// `request_cancelled` when the request is no longer pending (nothing is posted then).
-#[tauri::command]
-pub async fn answer(
-    state: State<'_, AppState>,
+pub async fn answer<R: Runtime>(
+    app: AppHandle<R>,
     id: String,
     mut input: AnswerInput,
 ) -> CmdResult<MessageView> {
+    let state = app.state::<AppState>();
     let picks: Vec<String> = input
         .files
         .values()
@@ -139,20 +135,20 @@ pub async fn answer(
 }
 
 /// Revokes a connection: its token is refused by the relay from the next request on.
-#[tauri::command]
-pub async fn revoke_connection(state: State<'_, AppState>, id: String) -> CmdResult<()> {
+pub async fn revoke_connection<R: Runtime>(app: AppHandle<R>, id: String) -> CmdResult<()> {
+    let state = app.state::<AppState>();
     state.core.revoke_connection(&id).await.map_err(ui_error)
 }
 
 /// The conversation a message belongs to, oldest first.
-#[tauri::command]
-pub async fn thread(state: State<'_, AppState>, id: String) -> CmdResult<Vec<MessageSummary>> {
+pub async fn thread<R: Runtime>(app: AppHandle<R>, id: String) -> CmdResult<Vec<MessageSummary>> {
+    let state = app.state::<AppState>();
     state.core.thread(&id).await.map_err(ui_error)
 }
 
 /// Whether a typed recovery key opens this account's backup on the relay.
-#[tauri::command]
-pub async fn check_recovery_key(state: State<'_, AppState>, typed: String) -> CmdResult<bool> {
+pub async fn check_recovery_key<R: Runtime>(app: AppHandle<R>, typed: String) -> CmdResult<bool> {
+    let state = app.state::<AppState>();
     state
         .core
         .check_recovery_key(&typed)
@@ -161,31 +157,30 @@ pub async fn check_recovery_key(state: State<'_, AppState>, typed: String) -> Cm
 }
 
 /// Opens a secret offer on this device: posts a one-time key for the sender to encrypt to.
-#[tauri::command]
-pub async fn open_secret_offer(state: State<'_, AppState>, id: String) -> CmdResult<()> {
+pub async fn open_secret_offer<R: Runtime>(app: AppHandle<R>, id: String) -> CmdResult<()> {
+    let state = app.state::<AppState>();
     state.core.open_secret_offer(&id).await.map_err(ui_error)
 }
 
 /// The offered secret once the sender has sent it (null until then). Handed over once; the
 /// text passes through to the webview and is kept nowhere here.
-#[tauri::command]
-pub async fn reveal_secret_offer(
-    state: State<'_, AppState>,
+pub async fn reveal_secret_offer<R: Runtime>(
+    app: AppHandle<R>,
     id: String,
 ) -> CmdResult<Option<SecretReveal>> {
+    let state = app.state::<AppState>();
     state.core.reveal_secret_offer(&id).await.map_err(ui_error)
 }
 
 /// The latest `syncState` event (null before sync reported anything), for a webview that
 /// subscribed after it was emitted.
-#[tauri::command]
-pub fn sync_state(state: State<'_, AppState>) -> Option<CoreEvent> {
-    state.last_sync.get()
+pub async fn sync_state<R: Runtime>(app: AppHandle<R>) -> CmdResult<Option<CoreEvent>> {
+    let state = app.state::<AppState>();
+    Ok(state.last_sync.get())
 }
 
 /// Opens a link from a message body in the system browser; only http(s) and mailto.
-#[tauri::command]
-pub fn open_external<R: Runtime>(app: AppHandle<R>, url: String) -> CmdResult<()> {
+pub async fn open_external<R: Runtime>(app: AppHandle<R>, url: String) -> CmdResult<()> {
     if !is_external_link(&url) {
         return Err(shell_error(
             "invalid_link",

@@ -5,7 +5,7 @@
 
 use herald_client::device_view::{DeviceView, PairingRequestView, PairingStarted, UnlockResult};
 use herald_client::view::{OnboardResult, UiError};
-use tauri::State;
+use tauri::{AppHandle, Manager, Runtime};
 use zeroize::Zeroizing;
 
 use crate::commands::{normalize_relay_url, shell_error, ui_error};
@@ -26,12 +26,12 @@ fn unlocked(state: &AppState) -> CmdResult<()> {
 /// not matter). The key is dropped (zeroized) when this returns and is never logged. Errors:
 /// `invalid_relay_url`, `invalid_input` (malformed or mistyped key), `wrong_recovery_key`,
 /// `already_set_up`, `network`.
-#[tauri::command]
-pub async fn unlock_with_recovery_key(
-    state: State<'_, AppState>,
+pub async fn unlock_with_recovery_key<R: Runtime>(
+    app: AppHandle<R>,
     relay_url: String,
     recovery_key: String,
 ) -> CmdResult<UnlockResult> {
+    let state = app.state::<AppState>();
     let recovery_key = Zeroizing::new(recovery_key);
     let url = normalize_relay_url(&relay_url)?;
     let result = state
@@ -44,11 +44,11 @@ pub async fn unlock_with_recovery_key(
 }
 
 /// Registers this new device's pairing request on `relay_url`; the UI shows the code.
-#[tauri::command]
-pub async fn start_pairing(
-    state: State<'_, AppState>,
+pub async fn start_pairing<R: Runtime>(
+    app: AppHandle<R>,
     relay_url: String,
 ) -> CmdResult<PairingStarted> {
+    let state = app.state::<AppState>();
     let url = normalize_relay_url(&relay_url)?;
     state
         .core
@@ -59,11 +59,11 @@ pub async fn start_pairing(
 
 /// Waits until another device approves the request, then starts sync. Errors:
 /// `wrong_pairing_code`, `pairing_expired`, `not_found`, `network`.
-#[tauri::command]
-pub async fn wait_pairing(
-    state: State<'_, AppState>,
+pub async fn wait_pairing<R: Runtime>(
+    app: AppHandle<R>,
     pairing_id: String,
 ) -> CmdResult<UnlockResult> {
+    let state = app.state::<AppState>();
     let result = state
         .core
         .wait_pairing(&pairing_id)
@@ -74,19 +74,19 @@ pub async fn wait_pairing(
 }
 
 /// New devices waiting for approval from this one.
-#[tauri::command]
-pub async fn pairing_requests(state: State<'_, AppState>) -> CmdResult<Vec<PairingRequestView>> {
+pub async fn pairing_requests<R: Runtime>(app: AppHandle<R>) -> CmdResult<Vec<PairingRequestView>> {
+    let state = app.state::<AppState>();
     state.core.pairing_requests().await.map_err(ui_error)
 }
 
 /// Approves a new device with the code it shows (one attempt). Errors: `invalid_input`,
 /// `wrong_pairing_code`, `pairing_expired`, `pairing_claimed`, `not_found`, `network`.
-#[tauri::command]
-pub async fn approve_pairing(
-    state: State<'_, AppState>,
+pub async fn approve_pairing<R: Runtime>(
+    app: AppHandle<R>,
     pairing_id: String,
     code: String,
 ) -> CmdResult<DeviceView> {
+    let state = app.state::<AppState>();
     let code = Zeroizing::new(code);
     state
         .core
@@ -96,26 +96,26 @@ pub async fn approve_pairing(
 }
 
 /// The account's devices, revoked ones included, this one `current`.
-#[tauri::command]
-pub async fn devices(state: State<'_, AppState>) -> CmdResult<Vec<DeviceView>> {
+pub async fn devices<R: Runtime>(app: AppHandle<R>) -> CmdResult<Vec<DeviceView>> {
+    let state = app.state::<AppState>();
     state.core.devices().await.map_err(ui_error)
 }
 
 /// Revokes another device and rotates the account encryption key.
-#[tauri::command]
-pub async fn revoke_device(state: State<'_, AppState>, id: String) -> CmdResult<()> {
+pub async fn revoke_device<R: Runtime>(app: AppHandle<R>, id: String) -> CmdResult<()> {
+    let state = app.state::<AppState>();
     state.core.revoke_device(&id).await.map_err(ui_error)
 }
 
 /// Resets the account (new keys; the relay deletes all activity, files, connections and other
 /// devices). Returns the new recovery key, shown once.
-#[tauri::command]
-pub async fn reset_account(state: State<'_, AppState>) -> CmdResult<OnboardResult> {
+pub async fn reset_account<R: Runtime>(app: AppHandle<R>) -> CmdResult<OnboardResult> {
+    let state = app.state::<AppState>();
     state.core.reset_account().await.map_err(ui_error)
 }
 
 /// This account's safety code (30 digits in 6 groups of 5).
-#[tauri::command]
-pub fn safety_code(state: State<'_, AppState>) -> CmdResult<String> {
+pub async fn safety_code<R: Runtime>(app: AppHandle<R>) -> CmdResult<String> {
+    let state = app.state::<AppState>();
     state.core.safety_code().map_err(ui_error)
 }

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use tauri::{AppHandle, Runtime, State};
+use tauri::{AppHandle, Manager, Runtime};
 use tauri_plugin_dialog::{DialogExt, FilePath};
 
 use crate::commands::{shell_error, ui_error};
@@ -29,11 +29,8 @@ fn into_path(picked: Option<FilePath>) -> CmdResult<Option<PathBuf>> {
 
 /// Opens the system's file picker; `null` when the person cancels. Errors: `not_a_file`,
 /// `file_too_large` (over 100 MB), `io`.
-#[tauri::command]
-pub async fn pick_file<R: Runtime>(
-    app: AppHandle<R>,
-    state: State<'_, AppState>,
-) -> CmdResult<Option<PickedFile>> {
+pub async fn pick_file<R: Runtime>(app: AppHandle<R>) -> CmdResult<Option<PickedFile>> {
+    let state = app.state::<AppState>();
     let (tx, rx) = tokio::sync::oneshot::channel();
     app.dialog().file().pick_file(move |picked| {
         let _ = tx.send(picked);
@@ -74,13 +71,12 @@ pub async fn ask_save_path<R: Runtime>(
 /// cancels. A file the person chose to replace is replaced only once the new one is complete.
 /// Errors: `not_found`, `file_expired` (the relay deleted it), `file_integrity`, `network`,
 /// `storage`, `io`.
-#[tauri::command]
 pub async fn save_attachment<R: Runtime>(
     app: AppHandle<R>,
-    state: State<'_, AppState>,
     message_id: String,
     attachment_id: String,
 ) -> CmdResult<Option<String>> {
+    let state = app.state::<AppState>();
     let view = state.core.message(&message_id).await.map_err(ui_error)?;
     let name = view
         .attachments
@@ -131,16 +127,16 @@ fn partial_path(dest: &Path) -> PathBuf {
 /// block: PNG, JPEG, GIF or WebP of at most 10 MB. The UI checks the bytes' real type again
 /// before it shows them. Errors: `not_found`, `invalid_input` (not an image, too large),
 /// `file_expired`, `file_integrity`, `network`.
-#[tauri::command]
-pub async fn attachment_image(
-    state: State<'_, AppState>,
+pub async fn attachment_image<R: Runtime>(
+    app: AppHandle<R>,
     message_id: String,
     attachment_id: String,
-) -> CmdResult<tauri::ipc::Response> {
+) -> CmdResult<crate::contract::Bytes> {
+    let state = app.state::<AppState>();
     let (_mime, bytes) = state
         .core
         .attachment_bytes_for_image(&message_id, &attachment_id)
         .await
         .map_err(ui_error)?;
-    Ok(tauri::ipc::Response::new(bytes))
+    Ok(crate::contract::Bytes(bytes))
 }

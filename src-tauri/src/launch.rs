@@ -124,8 +124,9 @@ pub fn links_opened<R: Runtime>(app: &AppHandle<R>, urls: &[tauri::Url]) {
 }
 
 /// Launch settings as Settings → Startup shows them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export)]
 pub struct LaunchSettings {
     /// Herald starts (in the background) when the person logs in.
     pub autostart: bool,
@@ -346,16 +347,14 @@ fn unavailable(what: &str) -> UiError {
 }
 
 /// Launch at login and the global shortcut, as saved.
-#[tauri::command]
-pub fn launch_settings<R: Runtime>(app: AppHandle<R>) -> Result<LaunchSettings, UiError> {
+pub async fn launch_settings<R: Runtime>(app: AppHandle<R>) -> Result<LaunchSettings, UiError> {
     settings(&app)
 }
 
 /// Turns launch at login on or off (Linux: `$XDG_CONFIG_HOME/autostart/Herald.desktop`,
 /// login_item.rs; macOS: a LaunchAgent; Windows: the `Run` registry key), started with
 /// `--background`. Errors: `storage` when the entry cannot be written or removed.
-#[tauri::command]
-pub fn set_autostart<R: Runtime>(
+pub async fn set_autostart<R: Runtime>(
     app: AppHandle<R>,
     enabled: bool,
 ) -> Result<LaunchSettings, UiError> {
@@ -367,8 +366,7 @@ pub fn set_autostart<R: Runtime>(
 /// Sets the global shortcut (`""` turns it off). Errors: `invalid_input` for a combination
 /// that cannot be parsed or has no Ctrl/Alt/Cmd modifier; `shortcut_taken` when another app
 /// holds it (the old one is kept then).
-#[tauri::command]
-pub fn set_shortcut<R: Runtime>(
+pub async fn set_shortcut<R: Runtime>(
     app: AppHandle<R>,
     shortcut: String,
 ) -> Result<LaunchSettings, UiError> {

@@ -11,6 +11,7 @@ mod answering;
 mod attention;
 mod closing;
 mod commands;
+mod contract;
 mod devices;
 mod embedded;
 mod events;

@@ -10,6 +10,9 @@ use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 use serde::Deserialize;
+use tauri::{AppHandle, Runtime};
+
+use crate::commands::CmdResult;
 use ts_rs::TS;
 
 /// When `main` started (set by [`mark_process_start`]); the log line gives the time since.
@@ -96,8 +99,12 @@ const MAX_SCREEN_LEN: usize = 32;
 /// `screen` is a short fixed name from the UI ("inbox", "setup"), cut to 32 characters and to
 /// ASCII letters, digits and '-'; `rows` is how many list rows are in the DOM; `phases`, when
 /// sent, is logged as `page_ms=html=…,script=…,…` ([`PagePhases`]). Never fails.
-#[tauri::command]
-pub fn ui_painted(screen: String, rows: u32, phases: Option<PagePhases>) {
+pub async fn ui_painted<R: Runtime>(
+    _app: AppHandle<R>,
+    screen: String,
+    rows: u32,
+    phases: Option<PagePhases>,
+) -> CmdResult<()> {
     let page_ms = phases.unwrap_or_default().to_log();
     let screen: String = screen
         .chars()
@@ -131,6 +138,7 @@ pub fn ui_painted(screen: String, rows: u32, phases: Option<PagePhases>) {
         ),
     }
     crate::startup::painted();
+    Ok(())
 }
 
 #[cfg(test)]

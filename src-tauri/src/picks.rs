@@ -15,14 +15,16 @@ use serde::Serialize;
 pub const MAX_FILE_BYTES: u64 = 100_000_000;
 
 /// What the UI learns about a picked file (`PickedFile` in ui/src/lib/backend/tauri.ts).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export)]
 pub struct PickedFile {
     /// Opaque id (`pick_<n>`), valid in this app process only.
     pub pick_id: String,
     /// The file's name, without its directory.
     pub name: String,
-    /// Bytes, ≤ [`MAX_FILE_BYTES`].
+    /// Bytes, ≤ [`MAX_FILE_BYTES`] (a JavaScript number holds it exactly).
+    #[ts(type = "number")]
     pub size: u64,
 }
 

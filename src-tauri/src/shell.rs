@@ -10,6 +10,7 @@ use tauri::{Manager, Runtime};
 use crate::answering::AnswerGate;
 use crate::closing::CloseHint;
 use crate::embedded::EmbeddedRelay;
+use crate::events;
 use crate::events::LastSyncState;
 use crate::launch::LaunchArgs;
 use crate::notify_plan::viewing::OnScreen;
@@ -17,7 +18,6 @@ use crate::pause::Pause;
 use crate::picks::PickedFiles;
 use crate::speech::Speaker;
 use crate::window::WaitingTarget;
-use crate::{agents, commands, devices, events, files};
 
 /// Everything the commands share. The core is cheap to clone; the relay has its own lock.
 pub struct AppState {
@@ -101,65 +101,7 @@ pub fn run_app<R: Runtime>(builder: tauri::Builder<R>, config: ShellConfig) -> t
         .plugin(crate::updates::init(config.data_dir.clone()))
         .invoke_handler(crate::startup::gated(
             gate,
-            tauri::generate_handler![
-                commands::setup_state,
-                commands::create_account,
-                commands::list_connections,
-                commands::create_connection,
-                commands::inbox,
-                commands::inbox_page,
-                commands::message,
-                commands::mark_read,
-                commands::answer,
-                commands::open_external,
-                commands::sync_state,
-                commands::check_recovery_key,
-                commands::revoke_connection,
-                commands::thread,
-                files::pick_file,
-                commands::open_secret_offer,
-                commands::reveal_secret_offer,
-                files::save_attachment,
-                files::attachment_image,
-                devices::unlock_with_recovery_key,
-                devices::start_pairing,
-                devices::wait_pairing,
-                devices::pairing_requests,
-                devices::approve_pairing,
-                devices::devices,
-                devices::revoke_device,
-                devices::reset_account,
-                devices::safety_code,
-                agents::notifications,
-                agents::notification,
-                agents::mark_notification_read,
-                agents::notification_seen,
-                agents::reply_notification,
-                agents::speech_status,
-                agents::quiet_hours,
-                agents::set_quiet_hours,
-                agents::notification_settings,
-                agents::set_notification_settings,
-                agents::ui_viewing,
-                agents::agent_keys,
-                agents::create_agent_key,
-                agents::revoke_agent_key,
-                agents::connectors,
-                agents::approve_connector,
-                agents::deny_connector,
-                agents::revoke_connector,
-                crate::paint::ui_painted,
-                crate::closing::close_hint_shown,
-                crate::closing::confirm_close,
-                crate::window::take_open_target,
-                crate::launch::launch_settings,
-                crate::launch::set_autostart,
-                crate::launch::set_shortcut,
-                crate::updates::check_for_update,
-                crate::updates::install_update,
-                crate::updates::update_settings,
-                crate::updates::set_update_settings,
-            ],
+            crate::contract::invoke_handler(),
         ))
         .setup(move |app| {
             let handle = app.handle().clone();

@@ -24,8 +24,9 @@ pub enum SpeechOutcome {
 }
 
 /// Whether speech works here, as last tried (for Settings and the inbox).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(export)]
 pub struct SpeechStatus {
     /// False once an attempt failed, until one succeeds; true before the first attempt when
     /// the engine is built in.

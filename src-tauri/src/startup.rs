@@ -108,10 +108,10 @@ pub fn gated<R: Runtime>(
                     resolver.reject(format!("Command {command} not found"));
                 }
             } else {
-                resolver.reject(herald_client::view::UiError {
-                    code: "storage".into(),
-                    message: "the device core could not be opened".into(),
-                });
+                resolver.reject(herald_client::view::UiError::new(
+                    "storage",
+                    "the device core could not be opened",
+                ));
             }
         });
         true

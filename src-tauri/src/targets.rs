@@ -15,21 +15,32 @@
 //! A link is only ever navigation: it never answers, approves or sends anything by itself.
 
 use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
 /// The URL scheme of deep links.
 pub const SCHEME: &str = "herald";
 /// Longest deep link accepted: 512 bytes.
 const MAX_LINK_BYTES: usize = 512;
 
+/// Why a message was opened, when the window has something to say about it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub enum OpenNotice {
+    /// A press on the request's banner came after it was answered: nothing was sent again.
+    AlreadyAnswered,
+}
+
 /// What to show. Serialized as `{"kind": "message", "id": "msg_…", "notice": null}` and so on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(tag = "kind", rename_all = "camelCase")]
+#[ts(export)]
 pub enum OpenTarget {
-    /// A message; `notice` is `alreadyAnswered` when a banner press lost to another answer.
+    /// A message, with a note to show above it when there is one.
     #[serde(rename_all = "camelCase")]
     Message {
         id: String,
-        notice: Option<String>,
+        notice: Option<OpenNotice>,
     },
     /// The newest pending request (the background process turns it into a `Message`).
     NewestPending,

@@ -22,7 +22,7 @@ use std::time::Duration;
 use chrono::{DateTime, SecondsFormat, Utc};
 use herald_client::view::UiError;
 use serde::Serialize;
-use tauri::{AppHandle, Manager, Runtime, State};
+use tauri::{AppHandle, Manager, Runtime};
 use tauri_plugin_updater::{Update, Updater, UpdaterExt};
 use ts_rs::TS;
 
@@ -135,10 +135,7 @@ impl UpdateError {
 
 impl From<UpdateError> for UiError {
     fn from(error: UpdateError) -> Self {
-        UiError {
-            code: error.code().to_owned(),
-            message: error.to_string(),
-        }
+        UiError::new(error.code(), error.to_string())
     }
 }
 
@@ -431,11 +428,8 @@ type CmdResult<T> = Result<T, UiError>;
 
 /// Asks the update server whether a newer version exists. Errors: `update_unreachable`,
 /// `update_bad_manifest`, `update_no_build`, `update_not_configured`, `update_unsupported`.
-#[tauri::command]
-pub async fn check_for_update<R: Runtime>(
-    app: AppHandle<R>,
-    updates: State<'_, Updates>,
-) -> CmdResult<UpdateCheck> {
+pub async fn check_for_update<R: Runtime>(app: AppHandle<R>) -> CmdResult<UpdateCheck> {
+    let updates = app.state::<Updates>();
     Ok(check_now(&app, &updates).await?)
 }
 
@@ -443,25 +437,22 @@ pub async fn check_for_update<R: Runtime>(
 /// `update_not_checked`, `update_bad_signature`, `update_version_mismatch`,
 /// `update_not_installable`, `update_permission_denied`, `update_install_failed`, and the
 /// network ones of `check_for_update`.
-#[tauri::command]
-pub async fn install_update<R: Runtime>(
-    app: AppHandle<R>,
-    updates: State<'_, Updates>,
-) -> CmdResult<()> {
+pub async fn install_update<R: Runtime>(app: AppHandle<R>) -> CmdResult<()> {
+    let updates = app.state::<Updates>();
     Ok(install(&app, &updates).await?)
 }
 
 /// The update settings of this device.
-#[tauri::command]
-pub fn update_settings(updates: State<'_, Updates>) -> UpdateSettings {
-    updates.settings()
+pub async fn update_settings<R: Runtime>(app: AppHandle<R>) -> CmdResult<UpdateSettings> {
+    let updates = app.state::<Updates>();
+    Ok(updates.settings())
 }
 
 /// Switches the daily check on or off (this device only). Errors: `storage`.
-#[tauri::command]
-pub fn set_update_settings(
-    updates: State<'_, Updates>,
+pub async fn set_update_settings<R: Runtime>(
+    app: AppHandle<R>,
     auto_check: bool,
 ) -> CmdResult<UpdateSettings> {
+    let updates = app.state::<Updates>();
     Ok(updates.set_auto_check(auto_check)?)
 }

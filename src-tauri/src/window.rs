@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex};
 use tauri::webview::PageLoadEvent;
 use tauri::{AppHandle, Emitter, Manager, Runtime, WebviewWindow, WebviewWindowBuilder};
 
+use crate::commands::CmdResult;
 use crate::targets::OpenTarget;
 
 /// The main window's label (tauri.conf.json, capabilities/main.json).
@@ -217,11 +218,10 @@ async fn newest_pending<R: Runtime>(app: &AppHandle<R>) -> OpenTarget {
 /// What a newly created window shows first (consumed: the next call returns `null`).
 /// `null` when nothing was asked for: the page shows the inbox. A `newestPending` target (a
 /// `herald://pending` link) is resolved to the newest waiting request here.
-#[tauri::command]
-pub async fn take_open_target<R: Runtime>(app: AppHandle<R>) -> Option<OpenTarget> {
+pub async fn take_open_target<R: Runtime>(app: AppHandle<R>) -> CmdResult<Option<OpenTarget>> {
     let target = app.state::<WaitingTarget>().take_for_page();
-    match target {
+    Ok(match target {
         Some(OpenTarget::NewestPending) => Some(newest_pending(&app).await),
         other => other,
-    }
+    })
 }

@@ -405,11 +405,129 @@ pub enum CoreEvent {
     },
 }
 
-/// Error the UI receives: it branches on `code`, never on `message`.
+/// Error the UI receives: it branches on `code`, never on `message`, and shows each of
+/// `fields` beside the input it names.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
 pub struct UiError {
+    /// Stable snake_case code (`validation_failed`, `already_answered`, `not_found`, …).
     pub code: String,
+    /// A sentence for the person; never holds a secret.
     pub message: String,
+    /// The inputs at fault, in the order found; empty when the error is about no input.
+    #[serde(default)]
+    pub fields: Vec<FieldError>,
+}
+
+/// One input an error is about.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct FieldError {
+    /// Where: a form field's id (`env`), a path into it (`fields[2].label`), an argument
+    /// (`relayUrl`), or `values` / `actionId` for an answer as a whole.
+    pub path: String,
+    /// Why, as a phrase (`must be at most 5 characters`); empty when the source gave only
+    /// the name (a relay error's `fields`).
+    pub message: String,
+}
+
+impl UiError {
+    /// An error about no input in particular.
+    pub fn new(code: impl Into<String>, message: impl Into<String>) -> Self {
+        UiError {
+            code: code.into(),
+            message: message.into(),
+            fields: Vec::new(),
+        }
+    }
+}
+
+impl From<&crate::Error> for UiError {
+    /// The core's error with its code; a validation error lists each violation in `fields`,
+    /// a relay error the fields its body named.
+    fn from(error: &crate::Error) -> Self {
+        let fields = match error {
+            crate::Error::Validation(violations) => violations
+                .iter()
+                .map(|v| FieldError {
+                    path: v.path.clone(),
+                    message: v.message.clone(),
+                })
+                .collect(),
+            crate::Error::Relay { body, .. } => body
+                .fields
+                .iter()
+                .map(|name| FieldError {
+                    path: name.clone(),
+                    message: String::new(),
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        UiError {
+            code: error.code(),
+            message: error.to_string(),
+            fields,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use herald_protocol::content::Violation;
+    use herald_protocol::error::{ErrorBody, ErrorCode};
+
+    use super::{FieldError, UiError};
+    use crate::Error;
+
+    fn field(path: &str, message: &str) -> FieldError {
+        FieldError {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+
+    #[test]
+    fn a_validation_error_lists_each_violation_as_a_field() {
+        let error = Error::Validation(vec![
+            Violation {
+                path: "replicas".into(),
+                message: "must be at most 5".into(),
+            },
+            Violation {
+                path: "actionId".into(),
+                message: "no such action".into(),
+            },
+        ]);
+        let ui = UiError::from(&error);
+        assert_eq!(ui.code, "validation_failed");
+        assert_eq!(
+            ui.fields,
+            vec![
+                field("replicas", "must be at most 5"),
+                field("actionId", "no such action")
+            ]
+        );
+        let json = serde_json::to_value(&ui).expect("serializes");
+        assert_eq!(json["fields"][0]["path"], "replicas");
+    }
+
+    #[test]
+    fn a_relay_error_names_its_fields_and_others_name_none() {
+        let mut body =
+            ErrorBody::with_message(ErrorCode::ForbiddenFields, "rejected fields: command.");
+        body.fields = vec!["command".into()];
+        let ui = UiError::from(&Error::Relay { status: 400, body });
+        assert_eq!(ui.code, "forbidden_fields");
+        assert_eq!(ui.fields, vec![field("command", "")]);
+
+        let ui = UiError::from(&Error::AnswerQueued);
+        assert!(ui.fields.is_empty());
+        // An older payload without `fields` still reads.
+        let old: UiError =
+            serde_json::from_str(r#"{"code":"storage","message":"locked"}"#).expect("reads");
+        assert!(old.fields.is_empty());
+    }
 }

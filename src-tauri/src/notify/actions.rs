@@ -11,7 +11,7 @@ use tauri_plugin_notification::ActionPerformed;
 
 use super::{EXTRA_KIND, EXTRA_MESSAGE_ID, EXTRA_NOTIFICATION_ID, KIND_SUMMARY};
 use crate::answering::{AnswerGate, ALREADY_ANSWERED};
-use crate::targets::OpenTarget;
+use crate::targets::{OpenNotice, OpenTarget};
 use crate::window::open_soon;
 
 pub(super) fn on_action<R: Runtime>(
@@ -65,7 +65,7 @@ pub(super) fn on_action<R: Runtime>(
                 match gate.answer(&core, &message_id, input).await {
                     Ok(_) => {}
                     Err(error) if error.code == ALREADY_ANSWERED => {
-                        open_message(&app, &message_id, Some("alreadyAnswered"));
+                        open_message(&app, &message_id, Some(OpenNotice::AlreadyAnswered));
                     }
                     Err(error) => {
                         tracing::warn!(code = %error.code, "answer from the notification failed");
@@ -79,10 +79,10 @@ pub(super) fn on_action<R: Runtime>(
 
 /// Brings the main window forward (creating it when closed) with the message open and an
 /// optional notice code.
-fn open_message<R: Runtime>(app: &AppHandle<R>, message_id: &str, notice: Option<&str>) {
+fn open_message<R: Runtime>(app: &AppHandle<R>, message_id: &str, notice: Option<OpenNotice>) {
     let target = OpenTarget::Message {
         id: message_id.to_owned(),
-        notice: notice.map(str::to_owned),
+        notice,
     };
     open_soon(app, Some(target));
 }

@@ -1,16 +1,21 @@
 // The one door to the host: the only module that imports @tauri-apps/*. Every command of the
-// desktop shell (src-tauri/src/commands.rs) has one typed function here; request and response
-// types come from the Rust-generated bindings.
+// desktop shell has one typed function here; names, arguments and results are checked against
+// the contract (src-tauri/src/contract/list.rs) through the generated bindings/commands.ts.
 
 import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 
 import type { AgentKeyView } from "../bindings/AgentKeyView";
+import type { Commands } from "../bindings/commands";
+import type { LaunchSettings } from "../bindings/LaunchSettings";
+import type { PickedFile } from "../bindings/PickedFile";
+import type { SpeechStatus } from "../bindings/SpeechStatus";
 import type { AnswerInput } from "../bindings/AnswerInput";
 import type { ConnectionView } from "../bindings/ConnectionView";
 import type { ConnectorView } from "../bindings/ConnectorView";
 import type { CoreEvent } from "../bindings/CoreEvent";
 import type { DeviceView } from "../bindings/DeviceView";
+import type { FieldError } from "../bindings/FieldError";
 import type { InboxPage } from "../bindings/InboxPage";
 import type { MessageSummary } from "../bindings/MessageSummary";
 import type { MessageView } from "../bindings/MessageView";
@@ -44,15 +49,7 @@ export const OPEN_EVENT = "herald://open";
  */
 export const CLOSE_REQUESTED_EVENT = "herald://close-requested";
 
-/** Whether the system's speech service worked the last time it was tried (src-tauri/src/speech.rs). */
-export type SpeechStatus = { available: boolean; reason: string | null };
-
-/**
- * This computer's launch settings (src-tauri): start at login (in the background, no window)
- * and the global shortcut, an accelerator such as `CommandOrControl+Shift+H` ("" when off).
- * `shortcutError` says why the shortcut is not registered (another app holds it), else null.
- */
-export type LaunchSettings = { autostart: boolean; shortcut: string; shortcutError: string | null };
+export type { LaunchSettings, PickedFile, SpeechStatus };
 
 /** Where the account's relay runs: in this app, or at a URL. */
 export type RelayChoice = { kind: "embedded" } | { kind: "url"; url: string };
@@ -60,10 +57,13 @@ export type RelayChoice = { kind: "embedded" } | { kind: "url"; url: string };
 /** An error from the shell, with the stable `code` to branch on. */
 export class BackendError extends Error implements UiError {
   readonly code: string;
-  constructor(err: UiError) {
+  /** The inputs at fault (a field id or path, and why); empty when about no input. */
+  readonly fields: FieldError[];
+  constructor(err: Omit<UiError, "fields"> & { fields?: FieldError[] }) {
     super(err.message);
     this.name = "BackendError";
     this.code = err.code;
+    this.fields = err.fields ?? [];
   }
 }
 
@@ -84,39 +84,50 @@ export function toBackendError(value: unknown): BackendError {
   return new BackendError({ code: "ipc", message });
 }
 
-async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
+type ArgsOf<K extends keyof Commands> = Commands[K]["args"];
+type ResultOf<K extends keyof Commands> = Commands[K]["result"];
+
+/**
+ * Invokes a command of the contract (src-tauri/src/contract/list.rs): its name, arguments and
+ * result are typed by the generated `Commands`, so a command changed there fails the type check
+ * here. Rejects with a BackendError.
+ */
+async function call<K extends keyof Commands>(
+  command: K,
+  ...args: ArgsOf<K> extends Record<string, never> ? [] : [ArgsOf<K>]
+): Promise<ResultOf<K>> {
   try {
-    return await invoke<T>(command, args);
+    return await invoke<ResultOf<K>>(command, args[0]);
   } catch (err) {
     throw toBackendError(err);
   }
 }
 
 export function setupState(): Promise<SetupState> {
-  return call<SetupState>("setup_state");
+  return call("setup_state");
 }
 
 /** Creates the account. With the embedded relay the shell starts it first. */
 export function createAccount(relay: RelayChoice): Promise<OnboardResult> {
   const relayUrl = relay.kind === "url" ? relay.url : null;
-  return call<OnboardResult>("create_account", { relayUrl });
+  return call("create_account", { relayUrl });
 }
 
 export function listConnections(): Promise<ConnectionView[]> {
-  return call<ConnectionView[]>("list_connections");
+  return call("list_connections");
 }
 
 export function createConnection(name: string): Promise<NewConnection> {
-  return call<NewConnection>("create_connection", { name });
+  return call("create_connection", { name });
 }
 
 /** Revokes a connection: the relay refuses its token from the next request on (errors: not_found). */
 export function revokeConnection(id: string): Promise<void> {
-  return call<void>("revoke_connection", { id });
+  return call("revoke_connection", { id });
 }
 
 export function inbox(): Promise<MessageSummary[]> {
-  return call<MessageSummary[]>("inbox");
+  return call("inbox");
 }
 
 /**
@@ -125,7 +136,7 @@ export function inbox(): Promise<MessageSummary[]> {
  * is no longer cached (start again from the newest).
  */
 export function inboxPage(before: string | null, limit: number): Promise<InboxPage> {
-  return call<InboxPage>("inbox_page", { before, limit });
+  return call("inbox_page", { before, limit });
 }
 
 /**
@@ -134,20 +145,20 @@ export function inboxPage(before: string | null, limit: number): Promise<InboxPa
  * logs it at info level; the desktop benchmark reads that line.
  */
 export function uiPainted(screen: string, rows: number, phases: PagePhases | null = null): Promise<void> {
-  return call<void>("ui_painted", { screen, rows, phases });
+  return call("ui_painted", { screen, rows, phases });
 }
 
 export function message(id: string): Promise<MessageView> {
-  return call<MessageView>("message", { id });
+  return call("message", { id });
 }
 
 /** The conversation the message belongs to, oldest first (the message itself included). */
 export function thread(id: string): Promise<MessageSummary[]> {
-  return call<MessageSummary[]>("thread", { id });
+  return call("thread", { id });
 }
 
 export function markRead(id: string): Promise<void> {
-  return call<void>("mark_read", { id });
+  return call("mark_read", { id });
 }
 
 /**
@@ -156,12 +167,12 @@ export function markRead(id: string): Promise<void> {
  * encrypts and uploads. Secret values in `input` are sent once and kept nowhere.
  */
 export function answer(id: string, input: AnswerInput): Promise<MessageView> {
-  return call<MessageView>("answer", { id, input });
+  return call("answer", { id, input });
 }
 
 /** Whether a typed recovery key opens this account (errors: invalid_input, not_found). */
 export function checkRecoveryKey(typed: string): Promise<boolean> {
-  return call<boolean>("check_recovery_key", { typed });
+  return call("check_recovery_key", { typed });
 }
 
 /**
@@ -170,37 +181,37 @@ export function checkRecoveryKey(typed: string): Promise<boolean> {
  * here), not_found, network. The key is not kept anywhere.
  */
 export function unlockWithRecoveryKey(relayUrl: string, recoveryKey: string): Promise<UnlockResult> {
-  return call<UnlockResult>("unlock_with_recovery_key", { relayUrl, recoveryKey });
+  return call("unlock_with_recovery_key", { relayUrl, recoveryKey });
 }
 
 /** Registers this new device's pairing request; its 8-digit code is shown here and typed there. */
 export function startPairing(relayUrl: string): Promise<PairingStarted> {
-  return call<PairingStarted>("start_pairing", { relayUrl });
+  return call("start_pairing", { relayUrl });
 }
 
 /** Waits until the request is approved (then this device is unlocked); errors: wrong code, expired. */
 export function waitPairing(pairingId: string): Promise<UnlockResult> {
-  return call<UnlockResult>("wait_pairing", { pairingId });
+  return call("wait_pairing", { pairingId });
 }
 
 /** New devices waiting for approval from this one. */
 export function pairingRequests(): Promise<PairingRequestView[]> {
-  return call<PairingRequestView[]>("pairing_requests");
+  return call("pairing_requests");
 }
 
 /** Approves a new device with the code it shows (one attempt per request); errors: wrong code. */
 export function approvePairing(pairingId: string, code: string): Promise<DeviceView> {
-  return call<DeviceView>("approve_pairing", { pairingId, code });
+  return call("approve_pairing", { pairingId, code });
 }
 
 /** The account's devices, this one marked `current`. */
 export function devices(): Promise<DeviceView[]> {
-  return call<DeviceView[]>("devices");
+  return call("devices");
 }
 
 /** Revokes a device and rotates the account's encryption key. */
 export function revokeDevice(id: string): Promise<void> {
-  return call<void>("revoke_device", { id });
+  return call("revoke_device", { id });
 }
 
 /**
@@ -208,51 +219,48 @@ export function revokeDevice(id: string): Promise<void> {
  * other devices must unlock again. Returns the new recovery key (shown once).
  */
 export function resetAccount(): Promise<OnboardResult> {
-  return call<OnboardResult>("reset_account");
+  return call("reset_account");
 }
 
 /** This account's safety code: 30 digits in 6 groups of 5, the same on every device. */
 export function safetyCode(): Promise<string> {
-  return call<string>("safety_code");
+  return call("safety_code");
 }
 
 /** Asks where to save an attachment (a system dialog) and saves it there; null when cancelled. */
 export function saveAttachment(messageId: string, attachmentId: string): Promise<string | null> {
-  return call<string | null>("save_attachment", { messageId, attachmentId });
+  return call("save_attachment", { messageId, attachmentId });
 }
 
 /** An image attachment's decrypted bytes, for an image block (errors: file_expired, …). */
 export async function attachmentImage(messageId: string, attachmentId: string): Promise<Uint8Array> {
-  const raw = await call<ArrayBuffer | number[]>("attachment_image", { messageId, attachmentId });
+  const raw: ArrayBuffer | number[] = await call("attachment_image", { messageId, attachmentId });
   return raw instanceof ArrayBuffer ? new Uint8Array(raw) : Uint8Array.from(raw);
 }
 
-/** A file the person picked for a file field; the shell keeps its path, the UI only its name. */
-export type PickedFile = { pickId: string; name: string; size: number };
-
 /** Opens the system's file picker for a file field; null when cancelled. */
 export function pickFile(): Promise<PickedFile | null> {
-  return call<PickedFile | null>("pick_file");
+  return call("pick_file");
 }
 
 /** Opens a secret offer: posts this device's one-time key for the sender to encrypt to. */
 export function openSecretOffer(id: string): Promise<void> {
-  return call<void>("open_secret_offer", { id });
+  return call("open_secret_offer", { id });
 }
 
 /** The offered secret once the sender posted it (null until then); handed over once. */
 export function revealSecretOffer(id: string): Promise<SecretReveal | null> {
-  return call<SecretReveal | null>("reveal_secret_offer", { id });
+  return call("reveal_secret_offer", { id });
 }
 
 /** The latest syncState event, or null before sync reported anything. */
 export function syncState(): Promise<CoreEvent | null> {
-  return call<CoreEvent | null>("sync_state");
+  return call("sync_state");
 }
 
 /** Opens an http(s) or mailto link in the system browser. */
 export function openExternal(url: string): Promise<void> {
-  return call<void>("open_external", { url });
+  return call("open_external", { url });
 }
 
 /** Subscribes to core events; returns the function that unsubscribes. */
@@ -270,14 +278,14 @@ export function onOpen(handler: (target: OpenTarget) => void): Promise<UnlistenF
  * again by the tray, a banner, a link or a second launch), or null. Taken: asked once per window.
  */
 export function takeOpenTarget(): Promise<OpenTarget | null> {
-  return call<OpenTarget | null>("take_open_target");
+  return call("take_open_target");
 }
 
 // Closing the window. Herald keeps running in the background (tray icon; Quit in its menu).
 
 /** Whether the person was already told, once, that closing the window leaves Herald running. */
 export function closeHintShown(): Promise<boolean> {
-  return call<boolean>("close_hint_shown");
+  return call("close_hint_shown");
 }
 
 /**
@@ -286,7 +294,7 @@ export function closeHintShown(): Promise<boolean> {
  * back, and for Ctrl+Q / Cmd+Q pressed in the window (`quit` true, no close pending).
  */
 export function confirmClose(quit: boolean): Promise<void> {
-  return call<void>("confirm_close", { quit });
+  return call("confirm_close", { quit });
 }
 
 /** Subscribes to the shell's held-back window closes; returns the unsubscriber. */
@@ -298,49 +306,49 @@ export function onCloseRequested(handler: () => void): Promise<UnlistenFn> {
 
 /** Notifications from agents, newest first. */
 export function notifications(): Promise<NotificationView[]> {
-  return call<NotificationView[]>("notifications");
+  return call("notifications");
 }
 
 /** One notification (errors: not_found). */
 export function notification(id: string): Promise<NotificationView> {
-  return call<NotificationView>("notification", { id });
+  return call("notification", { id });
 }
 
 export function markNotificationRead(id: string): Promise<void> {
-  return call<void>("mark_notification_read", { id });
+  return call("mark_notification_read", { id });
 }
 
 /** The inbox shows this notification in a visible window: reported as displayed (once). */
 export function notificationSeen(id: string): Promise<NotificationView> {
-  return call<NotificationView>("notification_seen", { id });
+  return call("notification_seen", { id });
 }
 
 /** The one typed reply, 1–4,000 characters (errors: invalid_input, already_answered, not_a_request). */
 export function replyNotification(id: string, text: string): Promise<NotificationView> {
-  return call<NotificationView>("reply_notification", { id, text });
+  return call("reply_notification", { id, text });
 }
 
 export function speechStatus(): Promise<SpeechStatus> {
-  return call<SpeechStatus>("speech_status");
+  return call("speech_status");
 }
 
 export function quietHours(): Promise<QuietHoursSettings> {
-  return call<QuietHoursSettings>("quiet_hours");
+  return call("quiet_hours");
 }
 
 /** Saves quiet hours (errors: invalid_request naming start, end or timezone). */
 export function setQuietHours(settings: QuietHoursSettings): Promise<QuietHoursSettings> {
-  return call<QuietHoursSettings>("set_quiet_hours", { settings });
+  return call("set_quiet_hours", { settings });
 }
 
 /** This device's notification settings: banner mode, muted senders, sound, previews. */
 export function notificationSettings(): Promise<NotificationSettings> {
-  return call<NotificationSettings>("notification_settings");
+  return call("notification_settings");
 }
 
 /** Saves this device's notification settings; returns them as saved (errors: invalid_input naming muted). */
 export function setNotificationSettings(settings: NotificationSettings): Promise<NotificationSettings> {
-  return call<NotificationSettings>("set_notification_settings", { settings });
+  return call("set_notification_settings", { settings });
 }
 
 /**
@@ -349,37 +357,37 @@ export function setNotificationSettings(settings: NotificationSettings): Promise
  * banner.
  */
 export function uiViewing(messageId: string | null, focused: boolean): Promise<void> {
-  return call<void>("ui_viewing", { messageId, focused });
+  return call("ui_viewing", { messageId, focused });
 }
 
 export function agentKeys(): Promise<AgentKeyView[]> {
-  return call<AgentKeyView[]>("agent_keys");
+  return call("agent_keys");
 }
 
 /** Creates an agent key; `key` is in this answer only. */
 export function createAgentKey(name: string): Promise<NewAgentKey> {
-  return call<NewAgentKey>("create_agent_key", { name });
+  return call("create_agent_key", { name });
 }
 
 export function revokeAgentKey(id: string): Promise<void> {
-  return call<void>("revoke_agent_key", { id });
+  return call("revoke_agent_key", { id });
 }
 
 export function connectors(): Promise<ConnectorView[]> {
-  return call<ConnectorView[]>("connectors");
+  return call("connectors");
 }
 
 /** Approves the connector showing `userCode` (errors: invalid_request, not_found). */
 export function approveConnector(userCode: string, name: string | null): Promise<ConnectorView> {
-  return call<ConnectorView>("approve_connector", { userCode, name });
+  return call("approve_connector", { userCode, name });
 }
 
 export function denyConnector(userCode: string): Promise<void> {
-  return call<void>("deny_connector", { userCode });
+  return call("deny_connector", { userCode });
 }
 
 export function revokeConnector(id: string): Promise<void> {
-  return call<void>("revoke_connector", { id });
+  return call("revoke_connector", { id });
 }
 
 // Updates (src-tauri/src/updates.rs): verified against Herald's release signature before install.
@@ -390,7 +398,7 @@ export function revokeConnector(id: string): Promise<void> {
  * update_not_configured, update_unsupported.
  */
 export function checkForUpdate(): Promise<UpdateCheck> {
-  return call<UpdateCheck>("check_for_update");
+  return call("check_for_update");
 }
 
 /**
@@ -400,28 +408,28 @@ export function checkForUpdate(): Promise<UpdateCheck> {
  * update_install_failed, update_unreachable.
  */
 export function installUpdate(): Promise<void> {
-  return call<void>("install_update");
+  return call("install_update");
 }
 
 /** This device's update settings and what the last check found. */
 export function updateSettings(): Promise<UpdateSettings> {
-  return call<UpdateSettings>("update_settings");
+  return call("update_settings");
 }
 
 /** Switches the daily update check on or off, on this device only (errors: storage). */
 export function setUpdateSettings(autoCheck: boolean): Promise<UpdateSettings> {
-  return call<UpdateSettings>("set_update_settings", { autoCheck });
+  return call("set_update_settings", { autoCheck });
 }
 
 // Launching (start at login, the global shortcut): settings of this computer only.
 
 export function launchSettings(): Promise<LaunchSettings> {
-  return call<LaunchSettings>("launch_settings");
+  return call("launch_settings");
 }
 
 /** Starts Herald at login, in the background, or stops doing so. */
 export function setAutostart(enabled: boolean): Promise<LaunchSettings> {
-  return call<LaunchSettings>("set_autostart", { enabled });
+  return call("set_autostart", { enabled });
 }
 
 /**
@@ -429,5 +437,5 @@ export function setAutostart(enabled: boolean): Promise<LaunchSettings> {
  * shortcut_taken (another app registered it).
  */
 export function setShortcut(shortcut: string): Promise<LaunchSettings> {
-  return call<LaunchSettings>("set_shortcut", { shortcut });
+  return call("set_shortcut", { shortcut });
 }

@@ -6,6 +6,7 @@ import { vi } from "vitest";
 import type * as Backend from "../backend/tauri";
 import type { BlockView } from "../bindings/BlockView";
 import type { ConnectionView } from "../bindings/ConnectionView";
+import type { FieldError } from "../bindings/FieldError";
 import type { FieldView } from "../bindings/FieldView";
 import type { MessageSummary } from "../bindings/MessageSummary";
 import type { MessageView } from "../bindings/MessageView";
@@ -15,10 +16,12 @@ import type { UiError } from "../bindings/UiError";
 /** Stand-in for the backend's error class (same shape: a stable `code`). */
 class FakeBackendError extends Error implements UiError {
   readonly code: string;
-  constructor(err: UiError) {
+  readonly fields: FieldError[];
+  constructor(err: Omit<UiError, "fields"> & { fields?: FieldError[] }) {
     super(err.message);
     this.name = "BackendError";
     this.code = err.code;
+    this.fields = err.fields ?? [];
   }
 }
 
@@ -31,8 +34,8 @@ export function fakeBackend() {
     CLOSE_REQUESTED_EVENT: "herald://close-requested",
     BackendError: FakeBackendError,
     toBackendError: vi.fn(),
-    setupState: vi.fn(unexpected("setupState")),
-    createAccount: vi.fn(unexpected("createAccount")),
+    setupState: vi.fn<typeof Backend.setupState>(unexpected("setupState")),
+    createAccount: vi.fn<typeof Backend.createAccount>(unexpected("createAccount")),
     listConnections: vi.fn<typeof Backend.listConnections>(unexpected("listConnections")),
     createConnection: vi.fn<typeof Backend.createConnection>(unexpected("createConnection")),
     revokeConnection: vi.fn<typeof Backend.revokeConnection>(unexpected("revokeConnection")),
@@ -43,10 +46,10 @@ export function fakeBackend() {
     thread: vi.fn<typeof Backend.thread>(() => Promise.resolve([])),
     markRead: vi.fn<typeof Backend.markRead>(() => Promise.resolve()),
     answer: vi.fn<typeof Backend.answer>(unexpected("answer")),
-    checkRecoveryKey: vi.fn(unexpected("checkRecoveryKey")),
-    syncState: vi.fn(() => Promise.resolve(null)),
+    checkRecoveryKey: vi.fn<typeof Backend.checkRecoveryKey>(unexpected("checkRecoveryKey")),
+    syncState: vi.fn<typeof Backend.syncState>(() => Promise.resolve(null)),
     openExternal: vi.fn<typeof Backend.openExternal>(() => Promise.resolve()),
-    onCoreEvent: vi.fn(() => Promise.resolve(() => {})),
+    onCoreEvent: vi.fn<typeof Backend.onCoreEvent>(() => Promise.resolve(() => {})),
     onOpen: vi.fn<typeof Backend.onOpen>(() => Promise.resolve(() => {})),
     takeOpenTarget: vi.fn<typeof Backend.takeOpenTarget>(() => Promise.resolve(null)),
     onCloseRequested: vi.fn<typeof Backend.onCloseRequested>(() => Promise.resolve(() => {})),
