@@ -3,11 +3,11 @@
 # the Tauri/WebKitGTK build packages, the end-to-end test packages (Xvfb, a private D-Bus,
 # WebKitWebDriver, ImageMagick, python3-gi for the test notification server, python3-venv for the MCP SDK and schemathesis tests, gnome-keyring for
 # the OS-keychain test), the npm
-# dependencies of ui/ and tests/e2e/, and tauri-driver.
+# dependencies of ui/ and tests/e2e/, tauri-driver, and cargo-deny (the dependency policy check).
 #
 # Idempotent: apt is skipped when every package is already installed, `npm ci` is skipped when
-# node_modules was installed from the current package-lock.json, tauri-driver is installed only
-# if missing.
+# node_modules was installed from the current package-lock.json, tauri-driver and cargo-deny are
+# installed only if missing.
 # Runs as root, or through sudo otherwise.
 set -euo pipefail
 
@@ -69,4 +69,12 @@ if ! command -v tauri-driver >/dev/null 2>&1; then
   cargo install tauri-driver --version "$TAURI_DRIVER_VERSION" --locked
 else
   echo "setup-desktop: tauri-driver already installed"
+fi
+
+CARGO_DENY_VERSION=0.20.2
+if ! command -v cargo-deny >/dev/null 2>&1; then
+  echo "setup-desktop: installing cargo-deny $CARGO_DENY_VERSION"
+  cargo install cargo-deny --version "$CARGO_DENY_VERSION" --locked
+else
+  echo "setup-desktop: cargo-deny already installed"
 fi

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Command 2 of the README: installs what the tests need (Debian packages, npm packages,
-# tauri-driver), then runs every check and test: formatting, lints, generated TypeScript
-# bindings, Rust unit and integration tests (real relay on 127.0.0.1:0, real SQLite, real
-# websockets, real crypto), UI checks, and the desktop end-to-end test under Xvfb.
+# tauri-driver, cargo-deny), then runs every check and test: formatting, lints, the dependency
+# policy, generated TypeScript bindings, Rust unit and integration tests (real relay on 127.0.0.1:0,
+# real SQLite, real websockets, real crypto), UI checks, and the desktop end-to-end test under Xvfb.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
@@ -22,6 +22,9 @@ cargo fmt --all --check
 
 step "cargo clippy -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
+
+step "cargo deny: licences, banned crates, sources (deny.toml; offline, no advisory database)"
+cargo deny --log-level error check licenses bans sources
 
 step "Rust tests (all crates), on a private session bus with an unlocked gnome-keyring"
 # The session bus and keyring let the OS-keychain test (herald-client/tests/keychain.rs, ignored

@@ -17,8 +17,6 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
-#[cfg(test)]
-use serde_json::Map;
 
 mod answer;
 mod attachments;
@@ -280,15 +278,3 @@ impl MessageContent {
     }
 }
 
-#[cfg(test)]
-mod tests;
-#[cfg(test)]
-mod tests_attachments;
-#[cfg(test)]
-mod tests_forms;
-#[cfg(test)]
-mod tests_limits;
-#[cfg(test)]
-mod tests_schema;
-#[cfg(test)]
-mod tests_shapes;

@@ -4,15 +4,15 @@
 
 use serde_json::{json, Value};
 
-use super::*;
+use herald_protocol::content::*;
 
 /// A valid file id with a distinguishing letter.
-pub(super) fn file_id(c: char) -> String {
+pub(crate) fn file_id(c: char) -> String {
     format!("fil_{}", c.to_string().repeat(26))
 }
 
 /// A valid attachment (shape only: the key and hash are well-formed, not real).
-pub(super) fn attachment(id: &str, mime: &str) -> Value {
+pub(crate) fn attachment(id: &str, mime: &str) -> Value {
     json!({
         "id": id,
         "name": "diagram.png",

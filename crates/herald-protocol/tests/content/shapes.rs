@@ -3,7 +3,8 @@
 
 use serde_json::{json, Value};
 
-use super::*;
+use herald_protocol::content::*;
+use serde::Serialize;
 
 /// Parses `v`, then checks it serializes back to exactly `v`.
 fn round_trip<T: serde::de::DeserializeOwned + Serialize>(what: &str, v: Value) -> T {

@@ -1,6 +1,7 @@
 use serde_json::json;
 
-use super::*;
+use herald_protocol::content::*;
+use serde_json::Map;
 
 fn approve_reject() -> MessageContent {
     serde_json::from_value(json!({

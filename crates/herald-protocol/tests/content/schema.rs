@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 
-use super::*;
+use herald_protocol::content::*;
 
 fn parse(text: &str) -> MessageContent {
     serde_json::from_str(text).expect("test content parses")

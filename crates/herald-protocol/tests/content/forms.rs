@@ -2,8 +2,8 @@
 
 use serde_json::{json, Value};
 
-use super::tests_attachments::{attachment, file_id};
-use super::*;
+use crate::attachments::{attachment, file_id};
+use herald_protocol::content::*;
 
 fn content(v: Value) -> MessageContent {
     serde_json::from_value(v).expect("test content parses")
