@@ -5,8 +5,11 @@
 //! Panics are fine here: this crate only runs inside tests, and a failed set-up should stop
 //! the test with a message that says which step failed.
 
+pub mod api;
 pub mod fixtures;
 pub mod real;
+
+pub use api::{Api, Reply};
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -32,6 +35,12 @@ pub struct TestRelay {
 }
 
 impl TestRelay {
+    /// An anonymous caller of this relay; `.bearer(…)`, `.device(…)` or `.connection(…)` give
+    /// it a credential.
+    pub fn api(&self) -> Api {
+        Api::new(&self.url)
+    }
+
     /// Starts a relay with the wall clock.
     pub async fn start() -> TestRelay {
         Self::start_inner(None).await

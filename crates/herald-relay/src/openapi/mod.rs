@@ -5,7 +5,7 @@
 //! derives `utoipa::ToSchema` under its `openapi` feature); the operations are declared in this
 //! module, one file per group of routes, as `#[utoipa::path]` items named after the handlers
 //! they describe. The router (`routes/mod.rs` and the routers it merges) stays the only source
-//! of routing: `tests/openapi.rs` reads every `.route(...)` of the relay's source and fails when
+//! of routing: `tests/integration/openapi.rs` reads every `.route(...)` of the relay's source and fails when
 //! a route is missing from this document or the document names a route the router lacks, and
 //! schemathesis (`tests/openapi/run.sh`) checks a live relay against it.
 //!

@@ -1,7 +1,7 @@
 //! Sending and idempotency through the real HTTP API of a relay on 127.0.0.1:0. Answers,
 //! cancellation and expiry are in answers.rs.
 
-mod common;
+use crate::common;
 
 use common::*;
 use herald_protocol::envelope::{b64_encode, EnvelopeKind};

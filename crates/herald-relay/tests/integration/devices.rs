@@ -3,8 +3,8 @@
 //! response, poll token, expiry, failure, one-time session) and Reset. Accounts here have real
 //! keys (herald-testkit `real`), since enrolment verifies the AIK's signature.
 
-mod common;
-mod device_common;
+use crate::common;
+use crate::device_common;
 
 use common::*;
 use device_common::*;

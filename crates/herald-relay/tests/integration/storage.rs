@@ -4,7 +4,7 @@
 //! ciphertext it was given does (so the search itself works). A real-crypto version, sealing
 //! an actual title with herald-crypto, belongs beside it.
 
-mod common;
+use crate::common;
 
 use common::*;
 use herald_protocol::envelope::{b64_encode, EnvelopeKind};

@@ -3,7 +3,7 @@
 //! metadata built from the `Host` header (docs/agents.md, "Public base URL").
 #![cfg(unix)]
 
-mod start_refusal;
+use crate::start_refusal;
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

@@ -3,8 +3,8 @@
 //! pairing completion are refused with `409 device_limit_reached` at that count, and accepted
 //! again once a device is revoked. Real relay, real keys (herald-testkit `real`).
 
-mod common;
-mod device_common;
+use crate::common;
+use crate::device_common;
 
 use common::*;
 use device_common::*;

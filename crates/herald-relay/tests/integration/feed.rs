@@ -2,7 +2,7 @@
 //! empty feed, exact page, page + 1, gap after reconnect, duplicate nudge, per-connection
 //! visibility, and shutdown.
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 

@@ -3,7 +3,7 @@
 //! whatever the umask, and a database an older relay left 0644 is narrowed at start.
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::os::unix::fs::PermissionsExt;

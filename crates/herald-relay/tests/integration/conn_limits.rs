@@ -4,8 +4,8 @@
 //! cap wait for a free slot; a websocket client may not send big frames and must answer pings;
 //! the unauthenticated budgets count per client address.
 
-mod agent_common;
-mod common;
+use crate::agent_common;
+use crate::common;
 
 use std::net::{IpAddr, Ipv4Addr};
 use std::time::Duration;

@@ -5,8 +5,8 @@
 //! HMAC and the secret the client supplied. Retries, unsubscribe, revocation, SSRF refusals,
 //! session-less clients (-32601) and the request budget.
 
-mod agent_common;
-mod common;
+use crate::agent_common;
+use crate::common;
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};

@@ -14,13 +14,14 @@ pub type Scenario = for<'a> fn(&'a World, Cred) -> Pin<Box<dyn Future<Output = R
 macro_rules! scenario {
     ($f:path) => {{
         fn run(
-            w: &$crate::world::World,
-            c: $crate::cells::Cred,
-        ) -> std::pin::Pin<Box<dyn std::future::Future<Output = $crate::world::Reply> + '_>>
-        {
+            w: &$crate::auth_matrix::world::World,
+            c: $crate::auth_matrix::cells::Cred,
+        ) -> std::pin::Pin<
+            Box<dyn std::future::Future<Output = $crate::auth_matrix::world::Reply> + '_>,
+        > {
             Box::pin($f(w, c))
         }
-        run as $crate::rows::Scenario
+        run as $crate::auth_matrix::rows::Scenario
     }};
 }
 pub(crate) use scenario;

@@ -2,7 +2,7 @@
 //! stderr, serves, never logs credentials, and exits cleanly on SIGTERM.
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};

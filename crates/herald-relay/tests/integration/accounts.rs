@@ -1,6 +1,6 @@
 //! Accounts, connections and keys through the real HTTP API.
 
-mod common;
+use crate::common;
 
 use common::*;
 use herald_protocol::envelope::{b64_encode, CertificateBody};

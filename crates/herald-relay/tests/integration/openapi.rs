@@ -6,8 +6,7 @@
 //! under `src/`, so adding a route without documenting it (or documenting one that does not
 //! exist) fails `document_lists_exactly_the_routes_of_the_router`.
 
-#[path = "route_source/mod.rs"]
-mod route_source;
+use crate::route_source;
 
 use std::collections::BTreeSet;
 

@@ -3,7 +3,7 @@
 //! offers whose one-time key and secret are handed over once. Envelopes are placeholders (the
 //! relay never decrypts); the cryptography is tested end to end in herald-client.
 
-mod common;
+use crate::common;
 
 use chrono::Duration;
 use common::*;

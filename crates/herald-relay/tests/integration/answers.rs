@@ -1,7 +1,7 @@
 //! Answers (exactly once), cancellation and expiry by the relay's clock, through the real
 //! HTTP API of a relay on 127.0.0.1:0.
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 

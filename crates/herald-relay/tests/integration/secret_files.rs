@@ -4,7 +4,7 @@
 //! and the sweeper deletes it 15 minutes after the answer (relay clock moved by the test).
 //! Envelopes are placeholders: the relay never decrypts; herald-client tests the crypto.
 
-mod common;
+use crate::common;
 
 use chrono::TimeDelta;
 use common::*;

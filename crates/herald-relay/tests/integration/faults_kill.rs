@@ -5,7 +5,7 @@
 //! idempotency table exactly once, and every key produced exactly one message.
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! answer, download by whoever may read the message; every refusal with its own code; the
 //! sweeper deleting what was never attached (relay clock moved by the test).
 
-mod common;
+use crate::common;
 
 use chrono::TimeDelta;
 use common::*;

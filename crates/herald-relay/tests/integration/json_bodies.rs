@@ -3,7 +3,7 @@
 //! `fields`, instead of silently keeping the last value; shape errors use Herald's wording,
 //! not serde's. Against a real relay on 127.0.0.1:0.
 
-mod common;
+use crate::common;
 
 use common::*;
 use herald_protocol::{ErrorCode, Revision};

@@ -3,7 +3,7 @@
 //! 4000) and leaves the others working; past the account's limit, a credential holding no
 //! socket is refused with `429 too_many_sockets`, while one holding a socket replaces its own.
 
-mod common;
+use crate::common;
 
 use common::*;
 use futures_util::StreamExt;

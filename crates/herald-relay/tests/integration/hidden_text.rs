@@ -2,8 +2,8 @@
 //! overrides and zero-width characters are `invalid_request` naming the field, against a real
 //! relay; and an OAuth form over the body limit is `413 payload_too_large`, not a form error.
 
-mod agent_common;
-mod common;
+use crate::agent_common;
+use crate::common;
 
 use agent_common::*;
 use common::*;

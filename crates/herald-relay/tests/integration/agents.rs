@@ -2,9 +2,8 @@
 //! receipts and their 24-hour life, replies (long-poll), status, quiet hours, budgets, the
 //! device routes, and that the relay stores no plaintext.
 
-#[path = "agent_common/mod.rs"]
-mod agent_common;
-mod common;
+use crate::agent_common;
+use crate::common;
 
 use agent_common::*;
 use common::*;

@@ -3,8 +3,7 @@
 //! however it arrives (all at once or in pieces); 100 header lines are served and 101 refused;
 //! what hyper answers itself (`400`, `431`) carries the shared error body.
 
-mod agent_common;
-mod common;
+use crate::agent_common;
 
 use std::time::Duration;
 

@@ -4,7 +4,7 @@
 //! server's deadline arithmetic).
 #![cfg(unix)]
 
-mod start_refusal;
+use crate::start_refusal;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;

@@ -7,8 +7,8 @@ use super::cells::Cred;
 use super::rows::Row;
 
 pub const BEGIN: &str =
-    "<!-- BEGIN auth-matrix: generated from crates/herald-relay/tests/auth_matrix; \
-HERALD_BLESS=1 cargo test -p herald-relay --test auth_matrix rewrites it -->";
+    "<!-- BEGIN auth-matrix: generated from crates/herald-relay/tests/integration/auth_matrix; \
+HERALD_BLESS=1 cargo test -p herald-relay --test integration auth_matrix rewrites it -->";
 pub const END: &str = "<!-- END auth-matrix -->";
 
 pub fn path() -> PathBuf {

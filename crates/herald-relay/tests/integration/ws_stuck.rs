@@ -5,8 +5,8 @@
 //! 127.0.0.1:0, a raw TCP client with a 1 KiB receive buffer and 88-byte segments (a small
 //! send buffer on the relay's side), real nudges from `POST /v1/notify`.
 
-mod agent_common;
-mod common;
+use crate::agent_common;
+use crate::common;
 
 use std::net::SocketAddr;
 use std::time::Duration;

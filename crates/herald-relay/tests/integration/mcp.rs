@@ -3,8 +3,8 @@
 //! clients, header/body mismatches, -32601, -32022, tool calls forwarded to the agent routes
 //! with isError on refusal, and the browser Origin check.
 
-mod agent_common;
-mod common;
+use crate::agent_common;
+use crate::common;
 
 use agent_common::AgentRelay;
 use herald_relay::AgentLimits;

@@ -2,9 +2,8 @@
 //! with the RFC 9728 / RFC 8414 metadata (docs/agents.md): pending → approved on a device →
 //! the token once; denied; expired; slow_down; bad requests.
 
-#[path = "agent_common/mod.rs"]
-mod agent_common;
-mod common;
+use crate::agent_common;
+use crate::common;
 
 use agent_common::*;
 use common::*;
