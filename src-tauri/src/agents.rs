@@ -11,9 +11,9 @@ use herald_client::notification_view::{
 use tauri::{AppHandle, Manager, Runtime};
 
 use crate::commands::ui_error;
-use crate::notify_plan::viewing::{OnScreen, Viewing};
 use crate::shell::AppState;
 use crate::speech::{Speaker, SpeechStatus};
+use herald_client::notify_plan::viewing::{OnScreen, Viewing};
 use herald_client::view::UiError;
 
 type CmdResult<T> = Result<T, UiError>;

@@ -9,8 +9,8 @@ use tauri::{AppHandle, Manager, Runtime};
 use tauri_plugin_dialog::{DialogExt, FilePath};
 
 use crate::commands::{shell_error, ui_error};
-use crate::picks::PickedFile;
 use crate::shell::AppState;
+use herald_client::answers::picks::PickedFile;
 
 type CmdResult<T> = Result<T, herald_client::view::UiError>;
 

@@ -7,7 +7,6 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 mod agents;
-mod answering;
 mod attention;
 mod closing;
 mod commands;
@@ -20,10 +19,8 @@ mod launch;
 #[cfg(target_os = "linux")]
 mod login_item;
 mod notify;
-mod notify_plan;
 mod paint;
 mod pause;
-mod picks;
 mod rendering;
 mod shell;
 mod speech;

@@ -7,17 +7,17 @@ use herald_client::view::SetupStatus;
 use herald_client::{Core, CoreConfig};
 use tauri::{Manager, Runtime};
 
-use crate::answering::AnswerGate;
 use crate::closing::CloseHint;
 use crate::embedded::EmbeddedRelay;
 use crate::events;
 use crate::events::LastSyncState;
 use crate::launch::LaunchArgs;
-use crate::notify_plan::viewing::OnScreen;
 use crate::pause::Pause;
-use crate::picks::PickedFiles;
 use crate::speech::Speaker;
 use crate::window::WaitingTarget;
+use herald_client::answers::gate::AnswerGate;
+use herald_client::answers::picks::PickedFiles;
+use herald_client::notify_plan::viewing::OnScreen;
 
 /// Everything the commands share. The core is cheap to clone; the relay has its own lock.
 pub struct AppState {

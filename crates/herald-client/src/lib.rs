@@ -4,6 +4,7 @@
 //! send requests and wait for answers. See docs/ARCHITECTURE.md.
 
 pub mod agent;
+pub mod answers;
 pub mod cache;
 pub mod demo;
 pub mod device_view;
@@ -11,6 +12,7 @@ pub mod files;
 pub mod http;
 pub mod notification_settings;
 pub mod notification_view;
+pub mod notify_plan;
 pub mod view;
 pub mod ws;
 

@@ -27,10 +27,10 @@ use tauri::{AppHandle, Manager, Runtime};
 use crate::commands::shell_error;
 use crate::launch::LaunchSettings;
 use crate::paint::PagePhases;
-use crate::picks::PickedFile;
 use crate::speech::SpeechStatus;
 use crate::targets::OpenTarget;
 use crate::updates::{UpdateCheck, UpdateSettings};
+use herald_client::answers::picks::PickedFile;
 
 #[cfg(test)]
 pub use typescript::typescript;

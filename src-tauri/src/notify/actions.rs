@@ -1,6 +1,6 @@
 //! What a click or a button press on a banner does: a click opens its message, notification
 //! or the inbox in the window; a button answers its request through the
-//! [`AnswerGate`](crate::answering::AnswerGate), so the request is answered once even if the
+//! [`AnswerGate`](herald_client::answers::gate::AnswerGate), so the request is answered once even if the
 //! window (or a repeated press) answers too — the loser is shown the request with an "already
 //! answered" note instead of an error.
 
@@ -10,9 +10,9 @@ use tauri::{AppHandle, Runtime};
 use tauri_plugin_notification::ActionPerformed;
 
 use super::{EXTRA_KIND, EXTRA_MESSAGE_ID, EXTRA_NOTIFICATION_ID, KIND_SUMMARY};
-use crate::answering::{AnswerGate, ALREADY_ANSWERED};
 use crate::targets::{OpenNotice, OpenTarget};
 use crate::window::open_soon;
+use herald_client::answers::gate::{AnswerGate, ALREADY_ANSWERED};
 
 pub(super) fn on_action<R: Runtime>(
     app: &AppHandle<R>,

@@ -18,7 +18,7 @@ use tauri::{AppHandle, Runtime};
 use tauri_plugin_notification::{Action, ActionType, NotificationExt};
 
 use super::{EXTRA_KIND, EXTRA_MESSAGE_ID, EXTRA_NOTIFICATION_ID, KIND_SUMMARY};
-use crate::notify_plan::{self, policy, Banner, Target};
+use herald_client::notify_plan::{self, policy, Banner, Target};
 
 static NEXT_ID: AtomicI32 = AtomicI32::new(1);
 

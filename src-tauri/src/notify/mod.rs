@@ -1,8 +1,8 @@
 //! OS notifications for everything new: messages, requests (with their one-tap actions as
 //! buttons), secret offers and notifications from agents (docs/desktop-notifications.md).
 //!
-//! Whether something gets a banner, what it says and how it sounds is decided in `notify_plan`
-//! (Tauri-free, unit-tested); this module runs the decisions. One task owns every shown banner,
+//! Whether something gets a banner, what it says and how it sounds is decided in
+//! `herald_client::notify_plan` (Tauri-free, unit-tested); this module runs the decisions. One task owns every shown banner,
 //! so showing, coalescing and withdrawing never race.
 //!
 //! - New items are collected for a short pause ([`GATHER_PAUSE`], at most [`MAX_GATHER`]): a
@@ -44,14 +44,14 @@ use tauri::{AppHandle, Runtime};
 use tauri_plugin_notification::NotificationExt;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 
-use crate::answering::AnswerGate;
-use crate::notify_plan::policy::{verdict, Skip, Verdict};
-use crate::notify_plan::quiet::{self, Digest};
-use crate::notify_plan::viewing::OnScreen;
-use crate::notify_plan::{self, Item, Plan};
 use crate::pause::Pause;
 use crate::speech::{Speaker, SpeechOutcome};
 use banners::{server_shows, Banners, Shows};
+use herald_client::answers::gate::AnswerGate;
+use herald_client::notify_plan::policy::{verdict, Skip, Verdict};
+use herald_client::notify_plan::quiet::{self, Digest};
+use herald_client::notify_plan::viewing::OnScreen;
+use herald_client::notify_plan::{self, Item, Plan};
 
 /// How long the notifier waits for more new items before showing what it has.
 const GATHER_PAUSE: Duration = Duration::from_millis(300);
@@ -260,7 +260,7 @@ impl Worker {
                 // Answered (or closed) while the batch gathered: nothing to announce.
                 if view
                     .as_ref()
-                    .is_some_and(|v| crate::answering::closed(v).is_some())
+                    .is_some_and(|v| herald_client::answers::gate::closed(v).is_some())
                 {
                     return;
                 }

@@ -1,5 +1,5 @@
 //! Whether and how something new is announced with an OS notification, decided without Tauri
-//! (unit-tested here; `notify.rs` only runs the decisions). Docs:
+//! (unit-tested here; the desktop shell's `notify` module only runs the decisions). Docs:
 //! docs/desktop-notifications.md.
 //!
 //! - [`banner`]: what a banner says and offers. A banner is readable on a locked screen and by
@@ -20,8 +20,8 @@ pub mod policy;
 pub mod quiet;
 pub mod viewing;
 
-use herald_client::notification_view::NotificationView;
-use herald_client::view::{MessageStatus, MessageSummary};
+use crate::notification_view::NotificationView;
+use crate::view::{MessageStatus, MessageSummary};
 
 pub use banner::{escape_markup, plan, speech_text, Plan};
 
@@ -134,8 +134,8 @@ impl Item {
 pub(crate) mod fixtures {
     //! Items for the tests of every part of the plan.
 
-    use herald_client::notification_view::{NotificationPriority, NotificationView};
-    use herald_client::view::{MessageKind, MessageStatus, MessageSummary};
+    use crate::notification_view::{NotificationPriority, NotificationView};
+    use crate::view::{MessageKind, MessageStatus, MessageSummary};
 
     /// A pending request from `sender` (its id `con_<sender>`).
     pub fn request(id: &str, sender: &str, title: &str) -> MessageSummary {

@@ -11,10 +11,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use herald_client::view::{AnswerInput, MessageStatus, MessageView, UiError};
-use herald_client::Core;
-
-use crate::commands::{shell_error, ui_error};
+use crate::view::{AnswerInput, MessageStatus, MessageView, UiError};
+use crate::Core;
 
 /// Stable code of the error the losing answer gets (the relay's code for the same case).
 pub const ALREADY_ANSWERED: &str = "already_answered";
@@ -38,10 +36,10 @@ impl AnswerGate {
         let lock = self.lock_for(id);
         let result = {
             let _turn = lock.lock().await;
-            let current = core.message(id).await.map_err(ui_error)?;
+            let current = core.message(id).await.map_err(|e| UiError::from(&e))?;
             match closed(&current) {
                 Some(error) => Err(error),
-                None => core.answer(id, input).await.map_err(ui_error),
+                None => core.answer(id, input).await.map_err(|e| UiError::from(&e)),
             }
         };
         drop(lock);
@@ -76,15 +74,15 @@ pub fn closed(view: &MessageView) -> Option<UiError> {
     match view.summary.status {
         MessageStatus::Pending => None,
         MessageStatus::Answered => Some(already_answered()),
-        MessageStatus::Expired => Some(shell_error(
+        MessageStatus::Expired => Some(UiError::new(
             "request_expired",
             "This request expired before it was answered.",
         )),
-        MessageStatus::Cancelled => Some(shell_error(
+        MessageStatus::Cancelled => Some(UiError::new(
             "request_cancelled",
             "The sender withdrew this request.",
         )),
-        MessageStatus::Delivered => Some(shell_error(
+        MessageStatus::Delivered => Some(UiError::new(
             "invalid_input",
             "This message does not ask for an answer.",
         )),
@@ -92,7 +90,7 @@ pub fn closed(view: &MessageView) -> Option<UiError> {
 }
 
 fn already_answered() -> UiError {
-    shell_error(ALREADY_ANSWERED, "This request was already answered.")
+    UiError::new(ALREADY_ANSWERED, "This request was already answered.")
 }
 
 #[cfg(test)]
@@ -121,8 +119,8 @@ mod tests {
     /// (not by the relay), and the agent receives the winner's answer.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn racing_answers_post_once() {
-        use herald_client::agent::{AgentClient, SendOptions, WaitOutcome};
-        use herald_client::CoreConfig;
+        use crate::agent::{AgentClient, SendOptions, WaitOutcome};
+        use crate::CoreConfig;
 
         let relay_dir = tempfile::tempdir().expect("temp dir");
         let device_dir = tempfile::tempdir().expect("temp dir");

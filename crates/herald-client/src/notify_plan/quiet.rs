@@ -13,9 +13,9 @@
 
 use std::time::Duration;
 
+use crate::notification_view::{NotificationSettings, QuietHoursSettings};
 use chrono::{DateTime, Days, LocalResult, NaiveDateTime, NaiveTime, TimeZone, Timelike, Utc};
 use chrono_tz::Tz;
-use herald_client::notification_view::{NotificationSettings, QuietHoursSettings};
 
 use super::banner::quiet_summary;
 use super::policy::{verdict, Verdict};
@@ -139,7 +139,7 @@ impl Digest {
 
 #[cfg(test)]
 mod tests {
-    use herald_client::notification_view::BannerMode;
+    use crate::notification_view::BannerMode;
 
     use super::super::fixtures::{agent, message, request};
     use super::*;

@@ -18,8 +18,8 @@
 //! offline) becomes one summary banner ("5 new requests and messages") instead of a flood.
 //! Summaries name senders and count items; they never quote a title.
 
-use herald_client::notification_view::{NotificationSettings, NotificationView};
-use herald_client::view::{MessageKind, MessageStatus, MessageSummary, MessageView};
+use crate::notification_view::{NotificationSettings, NotificationView};
+use crate::view::{MessageKind, MessageStatus, MessageSummary, MessageView};
 
 use super::{policy, Banner, Category, Item, Target};
 
@@ -299,7 +299,7 @@ fn join(parts: &[&str]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use herald_client::view::{ActionView, FieldKind, FieldView, FormSource};
+    use crate::view::{ActionView, FieldKind, FieldView, FormSource};
 
     use super::super::fixtures::{agent, message, offer, request};
     use super::super::Tone;

@@ -12,7 +12,7 @@
 //! platform); sound off in Settings plays none. An agent's `sound: false` or `priority: low`
 //! plays none, `priority: high` plays the "needs your reply" sound.
 
-use herald_client::notification_view::{
+use crate::notification_view::{
     BannerMode, NotificationPriority, NotificationReceiptKind, NotificationSettings,
 };
 
