@@ -23,6 +23,9 @@ cargo fmt --all --check
 step "cargo clippy -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
 
+step "Crate graph follows docs/ARCHITECTURE.md (scripts/check-structure.py)"
+python3 scripts/check-structure.py
+
 step "cargo deny: licences, banned crates, sources (deny.toml; offline, no advisory database)"
 cargo deny --log-level error check licenses bans sources
 

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Checks the crate graph against the rules in docs/ARCHITECTURE.md (the table between
+`<!-- BEGIN structure -->` and `<!-- END structure -->`), from `cargo metadata --no-deps`:
+
+- each workspace crate's normal dependencies on Herald crates are among those its row allows,
+  and a row marked `(optional: feature)` is only an optional dependency;
+- herald-testkit is never a normal dependency of a product crate;
+- only herald-desktop depends on Tauri, wry or WebKit;
+- every workspace crate has a row, and every row names a workspace crate.
+
+Exit 0 when the graph holds, 1 with one line per breach otherwise.
+"""
+import json
+import pathlib
+import re
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+DEV_ONLY = {"herald-testkit", "herald-bench", "herald-fuzz-targets"}
+WEBVIEW = re.compile(r"^(tauri|wry|webkit2gtk|tao)(-|$)")
+
+
+def rules():
+    text = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    block = text.split("<!-- BEGIN structure -->", 1)[1].split("<!-- END structure -->", 1)[0]
+    table = {}
+    for line in block.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 2 or cells[0] in ("crate", "") or set(cells[0]) <= set("-"):
+            continue
+        allowed = {}
+        if cells[1] != "—":
+            for item in cells[1].split(","):
+                m = re.match(r"^\s*(herald-[a-z-]+)\s*(\(optional: `?([a-z-]+)`?\))?\s*$", item)
+                if not m:
+                    sys.exit(f"check-structure: cannot read {item!r} in the row of {cells[0]}")
+                allowed[m.group(1)] = m.group(3)
+        table[cells[0]] = allowed
+    return table
+
+
+def main():
+    meta = json.loads(
+        subprocess.check_output(
+            ["cargo", "metadata", "--no-deps", "--format-version", "1"], cwd=ROOT, text=True
+        )
+    )
+    table = rules()
+    crates = {p["name"]: p for p in meta["packages"]}
+    breaches = []
+    for name in sorted(set(table) - set(crates)):
+        breaches.append(f"{name}: has a row in docs/ARCHITECTURE.md but is not a workspace crate")
+    for name, package in sorted(crates.items()):
+        if name not in table:
+            breaches.append(f"{name}: no row in docs/ARCHITECTURE.md's structure table")
+            continue
+        allowed = table[name]
+        for dep in package["dependencies"]:
+            kind = dep["kind"] or "normal"
+            dep_name = dep["name"]
+            if kind == "build":
+                continue
+            if WEBVIEW.match(dep_name) and name != "herald-desktop":
+                breaches.append(f"{name}: depends on {dep_name} ({kind}); only herald-desktop may")
+            if kind != "normal" or not dep_name.startswith("herald-"):
+                continue
+            if dep_name == "herald-testkit" and name not in DEV_ONLY:
+                breaches.append(f"{name}: herald-testkit as a normal dependency (dev only)")
+            elif dep_name not in allowed:
+                breaches.append(f"{name} → {dep_name}: not allowed by docs/ARCHITECTURE.md")
+            elif allowed[dep_name] and not dep.get("optional"):
+                breaches.append(
+                    f"{name} → {dep_name}: must be optional (feature {allowed[dep_name]})"
+                )
+    for line in breaches:
+        print(f"check-structure: {line}", file=sys.stderr)
+    if breaches:
+        return 1
+    print(f"check-structure: {len(crates)} crates follow docs/ARCHITECTURE.md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
