@@ -12,11 +12,6 @@ use herald_protocol::content::{
     Attachment, Block, ImageBlock, MessageContent, IMAGE_TYPES, MAX_ATTACHMENTS,
 };
 
-/// Whether a `--block` spec is an image block (handled by [`add_image_blocks`]).
-pub fn is_image_spec(spec: &str) -> bool {
-    spec.trim_start().starts_with("image:")
-}
-
 /// The image type of the file at `path` from its first bytes (PNG, JPEG, GIF or WebP, the
 /// types an image block shows), whatever its name says. Errors: unreadable, or not one of
 /// those images.
@@ -49,7 +44,7 @@ pub struct ImageSpec {
 /// defaults to the file name.
 pub fn image_specs(specs: &[String]) -> Result<Vec<ImageSpec>> {
     let mut images = Vec::new();
-    for spec in specs.iter().filter(|s| is_image_spec(s)) {
+    for spec in specs.iter().filter(|s| crate::content::is_image_spec(s)) {
         let (path, alt) = crate::content::image_parts(spec);
         if path.is_empty() {
             bail!("--block {spec:?}: expected image:PATH[:ALT]");

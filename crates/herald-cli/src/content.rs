@@ -61,12 +61,8 @@ pub fn base(args: &ContentArgs) -> Result<MessageContent> {
         (None, Some(p)) => content.body = read_text(p)?,
         (None, None) => {}
     }
-    // Image blocks are made once their file is uploaded (crate::attach).
-    for spec in args
-        .blocks
-        .iter()
-        .filter(|s| !crate::attach::is_image_spec(s))
-    {
+    // Image blocks are made once their file is uploaded (attach.rs).
+    for spec in args.blocks.iter().filter(|s| !is_image_spec(s)) {
         content.blocks.push(block(spec)?);
     }
     if args.requires_review {
@@ -446,6 +442,11 @@ pub fn block(spec: &str) -> Result<Block> {
     })
 }
 
+/// Whether a `--block` spec is an image block (`image:PATH[:ALT]`, uploaded by attach.rs).
+pub fn is_image_spec(spec: &str) -> bool {
+    spec.trim_start().starts_with("image:")
+}
+
 /// `image:PATH[:ALT]` → (PATH, ALT): PATH ends at the first `:` not written `\:`; ALT is
 /// the rest as written (colons included), unescaped.
 pub fn image_parts(spec: &str) -> (String, Option<String>) {
@@ -458,7 +459,7 @@ pub fn image_parts(spec: &str) -> (String, Option<String>) {
     (path, alt)
 }
 
-/// The kinds `--block` takes (image blocks are made by crate::attach).
+/// The kinds `--block` takes (image blocks are made by attach.rs).
 const BLOCK_KINDS: &[&str] = &["code", "diff", "json", "table", "image"];
 
 #[cfg(test)]

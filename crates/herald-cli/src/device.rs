@@ -5,91 +5,17 @@
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
-use herald_client::view::{AnswerInput, MessageKind, SetupStatus};
-use herald_client::{Core, CoreConfig};
+use herald_client::view::{AnswerInput, MessageKind};
 use herald_protocol::ErrorCode;
 
 use crate::args::{
     ConnectionArgs, ConnectionCommand, DataDirArgs, DeviceArgs, DeviceCommand, InboxArgs,
     InboxCommand,
 };
+use crate::local_device::{open, ready, sync_or_cached};
 use crate::setup_dir::SetupDir;
 use crate::terminal::line;
 use crate::{config, exit};
-
-/// The device name: `--name`, else this machine's host name, else `headless`.
-pub(crate) fn device_name(name: Option<String>) -> String {
-    name.unwrap_or_else(|| {
-        let host = gethostname::gethostname();
-        let host = host.to_string_lossy();
-        let host = host.trim();
-        if host.is_empty() {
-            "headless".into()
-        } else {
-            host.to_owned()
-        }
-    })
-}
-
-pub(crate) fn open(dir: &DataDirArgs, name: Option<String>) -> Result<Core> {
-    let device_name = device_name(name);
-    Ok(Core::open(CoreConfig {
-        data_dir: config::data_dir(dir)?,
-        device_name,
-        platform: "cli".into(),
-        use_keychain: false,
-    })?)
-}
-
-/// The device core of a machine that is a device already. Creates nothing in the data dir
-/// when it is not (a read-only command on an empty or missing dir leaves it as it was).
-pub(crate) fn ready(dir: &DataDirArgs) -> Result<Core> {
-    let path = config::data_dir(dir)?;
-    let not_a_device = || {
-        anyhow::anyhow!(
-            "this machine is not a device of any account yet (no device state in {}): run `herald device init --relay URL`, `herald device unlock --relay URL` or `herald device pair --relay URL`, or pass the right --data-dir (HERALD_HOME)",
-            path.display()
-        )
-    };
-    if !Core::has_device_state(&path) {
-        return Err(not_a_device());
-    }
-    let core = open(dir, None)?;
-    if core.setup_state().status != SetupStatus::Ready {
-        return Err(not_a_device());
-    }
-    Ok(core)
-}
-
-/// How long `herald inbox list|show` and `herald notifications list` wait for the
-/// relay to answer (connect included) before showing what the cache holds.
-pub(crate) const REACH: std::time::Duration = std::time::Duration::from_secs(3);
-
-/// Syncs with the relay when it answers within [`REACH`]; when it does not (down, hung, a
-/// 5xx), says so on stderr with when this device last synced, and goes on with the cache.
-/// Other errors (a signed-out device) are returned. `Ok(true)`: synced; `Ok(false)`: the
-/// cache alone.
-pub(crate) async fn sync_or_cached(core: &Core) -> Result<bool> {
-    let e = match core.sync_within(REACH).await {
-        Ok(_) => return Ok(true),
-        Err(e) => e,
-    };
-    let unreachable = match &e {
-        herald_client::Error::Network(_) => true,
-        herald_client::Error::Relay { status, .. } => *status >= 500,
-        _ => false,
-    };
-    if !unreachable {
-        return Err(e.into());
-    }
-    let last = match core.last_synced_at().await? {
-        Some(at) => format!("last synced {at}"),
-        None => "never synced yet".to_owned(),
-    };
-    crate::note!("herald: {e}");
-    crate::note!("herald: the relay is unreachable: showing what this device has cached ({last}); check that the relay is running (`herald whoami` shows its URL)");
-    Ok(false)
-}
 
 /// `herald device …`.
 pub async fn device(args: DeviceArgs) -> Result<ExitCode> {
@@ -237,7 +163,7 @@ pub async fn inbox(args: InboxArgs) -> Result<ExitCode> {
     match args.command {
         InboxCommand::List { dir, json } => {
             let core = ready(&dir)?;
-            crate::device::sync_or_cached(&core).await?;
+            sync_or_cached(&core).await?;
             let list = core.inbox().await?;
             if json {
                 crate::out!("{}", serde_json::to_string_pretty(&list)?)?;
@@ -269,7 +195,7 @@ pub async fn inbox(args: InboxArgs) -> Result<ExitCode> {
         }
         InboxCommand::Show { dir, id, json } => {
             let core = ready(&dir)?;
-            let synced = crate::device::sync_or_cached(&core).await?;
+            let synced = sync_or_cached(&core).await?;
             let view = match core.message(&id).await {
                 Err(e) if !synced && e.code() == herald_protocol::ErrorCode::NotFound.as_str() => {
                     bail!("{id} is not in this device's cache, and the relay is unreachable, so it cannot be fetched: check the id (`herald inbox list` shows what is cached), or try again once the relay answers")

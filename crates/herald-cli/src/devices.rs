@@ -11,8 +11,8 @@ use herald_protocol::ErrorCode;
 use zeroize::Zeroizing;
 
 use crate::args::DeviceCommand;
-use crate::device::{device_name, open, ready};
 use crate::exit;
+use crate::local_device::{device_name, open, ready};
 use crate::terminal::line;
 
 /// Reads one secret line: from the terminal without echo (prompting on stderr), else the

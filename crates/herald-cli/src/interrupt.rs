@@ -1,6 +1,6 @@
 //! SIGINT, SIGTERM, SIGHUP and SIGQUIT (docs/cli.md, "Interruption"): the command runs as a
 //! task that main races against the four signals. On a signal the task is aborted, which drops its future
-//! and with it every guard it holds — the pre-created `--out` file ([`crate::out_file`]),
+//! and with it every guard it holds — the pre-created `--out` file (`out_file.rs`),
 //! temporary downloads and uploads (herald-client's files) — exactly as an error would; then
 //! the resume hint the command registered with [`set_hint`] is printed (on standard error,
 //! which after a hang-up may go nowhere) and `herald` exits 130 (SIGINT), 143 (SIGTERM),

@@ -7,7 +7,7 @@ use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 
 /// A new, owner-only file reserved for a secret; removed on drop unless [`OutFile::finish`]
 /// wrote it.
@@ -20,7 +20,7 @@ impl OutFile {
     /// Creates `path`, which must not exist (symlinks included), with mode 0600. Errors name
     /// the path only.
     pub fn create(path: &Path) -> Result<OutFile> {
-        crate::secret::check_out_path(path)?;
+        check_out_path(path)?;
         let mut options = std::fs::OpenOptions::new();
         options.write(true).create_new(true);
         #[cfg(unix)]
@@ -120,4 +120,22 @@ mod tests {
             "kept once written"
         );
     }
+}
+
+/// Refuses an `--out` path that exists (or whose directory does not), before anything is
+/// sent: the secret is handed over once and must have somewhere to go.
+pub fn check_out_path(path: &Path) -> Result<()> {
+    if std::fs::symlink_metadata(path).is_ok() {
+        bail!(
+            "--out {} already exists: secrets are written to a new file only",
+            path.display()
+        );
+    }
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+    if let Some(dir) = parent {
+        if !dir.is_dir() {
+            bail!("--out {}: the directory does not exist", path.display());
+        }
+    }
+    Ok(())
 }

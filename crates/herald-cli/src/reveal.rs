@@ -36,7 +36,7 @@ pub async fn reveal(
         Some(t) => config::parse_timeout("--timeout", t)?,
         None => Duration::from_secs(SECRET_TTL_SECS as u64),
     };
-    let core = crate::device::ready(dir)?;
+    let core = crate::local_device::ready(dir)?;
     core.sync_once().await?;
     if core.message(id).await?.kind != MessageKind::Secret {
         bail!("{id} is not a secret offer");
@@ -44,9 +44,9 @@ pub async fn reveal(
     let file = OutFile::create(out)?;
     let resume = format!(
         "herald inbox reveal {}{} --out {}",
-        crate::send::shell_word(id),
+        crate::quote::shell_word(id),
         dir.resume_flags(),
-        crate::send::shell_word(&out.display().to_string())
+        crate::quote::shell_word(&out.display().to_string())
     );
     // Interrupted (SIGINT, SIGTERM), the file is removed and the offer stays open.
     crate::interrupt::set_hint(resume.clone());

@@ -32,26 +32,8 @@ use serde_json::{json, Map, Value};
 use zeroize::Zeroizing;
 
 use crate::args::SendArgs;
-use crate::out_file::OutFile;
+use crate::out_file::{check_out_path, OutFile};
 use crate::{config, content, exit};
-
-/// Refuses an `--out` path that exists (or whose directory does not), before anything is
-/// sent: the secret is handed over once and must have somewhere to go.
-pub fn check_out_path(path: &Path) -> Result<()> {
-    if std::fs::symlink_metadata(path).is_ok() {
-        bail!(
-            "--out {} already exists: secrets are written to a new file only",
-            path.display()
-        );
-    }
-    let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
-    if let Some(dir) = parent {
-        if !dir.is_dir() {
-            bail!("--out {}: the directory does not exist", path.display());
-        }
-    }
-    Ok(())
-}
 
 /// Checks `--out` against the request's secret and secret-file fields before anything is
 /// sent or collected: required when it has any, refused when it has none; a secret-file

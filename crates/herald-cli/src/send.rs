@@ -11,6 +11,7 @@ use serde_json::json;
 
 use crate::args::{AgentArgs, AskArgs, CancelArgs, SendArgs, WaitArgs};
 use crate::out_file::OutFile;
+use crate::quote::shell_word;
 use crate::{config, content, exit};
 
 fn client(args: &AgentArgs) -> Result<AgentClient> {
@@ -238,20 +239,6 @@ pub async fn cancel(args: CancelArgs) -> Result<ExitCode> {
         },
     )?;
     Ok(exit::OK.into())
-}
-
-/// `word` as one shell word: as is when it holds only characters no shell treats specially,
-/// else in single quotes.
-pub fn shell_word(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_-./:=@%+,".contains(c));
-    if plain {
-        word.to_owned()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
 }
 
 async fn finish(

@@ -1,9 +1,17 @@
-//! Command-line arguments. Secrets (tokens) are never arguments: they come from HERALD_TOKEN
-//! or a 0600 file.
+//! Command-line arguments: every clap type of the CLI, and nothing that runs a command (the
+//! modules that run them import from here, never the other way). Secrets (tokens) are never
+//! arguments: they come from HERALD_TOKEN or a 0600 file.
 
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
+
+mod agents;
+
+pub use agents::{
+    AgentKeyArgs, AgentKeyCommand, ConnectorArgs, ConnectorCommand, NotificationsArgs,
+    NotificationsCommand, QuietHoursArgs,
+};
 
 #[derive(Parser)]
 #[command(
@@ -38,11 +46,11 @@ pub enum Command {
     /// end-to-end encrypted as this connection.
     Mcp(McpArgs),
     /// Agent keys for the HTTP and MCP agent endpoints (headless device).
-    AgentKey(crate::agents::AgentKeyArgs),
+    AgentKey(AgentKeyArgs),
     /// Approve, deny, list or revoke connectors (MCP clients signing in by user code).
-    Connector(crate::agents::ConnectorArgs),
+    Connector(ConnectorArgs),
     /// Notifications agents sent (not end-to-end encrypted).
-    Notifications(crate::agents::NotificationsArgs),
+    Notifications(NotificationsArgs),
 }
 
 /// Where the agent's credential and relay come from.
@@ -74,12 +82,12 @@ impl AgentArgs {
     pub fn resume_flags(&self) -> String {
         let mut flags = String::new();
         if let Some(relay) = self.relay.as_ref().filter(|_| on_command_line("--relay")) {
-            flags.push_str(&format!(" --relay {}", crate::send::shell_word(relay)));
+            flags.push_str(&format!(" --relay {}", crate::quote::shell_word(relay)));
         }
         if let Some(path) = &self.token_file {
             flags.push_str(&format!(
                 " --token-file {}",
-                crate::send::shell_word(&path.display().to_string())
+                crate::quote::shell_word(&path.display().to_string())
             ));
         }
         flags
@@ -232,7 +240,7 @@ impl DataDirArgs {
         {
             Some(dir) => format!(
                 " --data-dir {}",
-                crate::send::shell_word(&dir.display().to_string())
+                crate::quote::shell_word(&dir.display().to_string())
             ),
             None => String::new(),
         }
