@@ -6,7 +6,9 @@
   and a row marked `(optional: feature)` is only an optional dependency;
 - herald-testkit is never a normal dependency of a product crate;
 - only herald-desktop depends on Tauri, wry or WebKit;
-- every workspace crate has a row, and every row names a workspace crate.
+- every workspace crate has a row, and every row names a workspace crate;
+- inside each crate listed after `<!-- ACYCLIC: … -->`, the modules form no import circle
+  (a top-level module that names `crate::other` depends on `other`, doc links included).
 
 Exit 0 when the graph holds, 1 with one line per breach otherwise.
 """
@@ -38,6 +40,51 @@ def rules():
                 allowed[m.group(1)] = m.group(3)
         table[cells[0]] = allowed
     return table
+
+
+def acyclic_crates():
+    text = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    m = re.search(r"<!-- ACYCLIC: ([a-z, -]+) -->", text)
+    return [c.strip() for c in m.group(1).split(",")] if m else []
+
+
+def module_cycles(src):
+    """Import circles between the top-level modules of the crate rooted at `src`."""
+    graph = {}
+    for path in src.rglob("*.rs"):
+        top = path.relative_to(src).parts[0].removesuffix(".rs")
+        top = "(root)" if top in ("main", "lib") else top
+        graph.setdefault(top, set()).update(
+            re.findall(r"crate::([a-z_][a-z0-9_]*)", path.read_text(encoding="utf-8"))
+        )
+    graph = {k: {d for d in v if d in graph and d != k} for k, v in graph.items()}
+    index, low, stack, on, cycles = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return cycles
 
 
 def main():
@@ -73,11 +120,18 @@ def main():
                 breaches.append(
                     f"{name} → {dep_name}: must be optional (feature {allowed[dep_name]})"
                 )
+    for name in acyclic_crates():
+        if name not in crates:
+            breaches.append(f"{name}: listed as acyclic but is not a workspace crate")
+            continue
+        src = pathlib.Path(crates[name]["manifest_path"]).parent / "src"
+        for cycle in module_cycles(src):
+            breaches.append(f"{name}: modules import each other in a circle: {', '.join(cycle)}")
     for line in breaches:
         print(f"check-structure: {line}", file=sys.stderr)
     if breaches:
         return 1
-    print(f"check-structure: {len(crates)} crates follow docs/ARCHITECTURE.md")
+    print(f"check-structure: {len(crates)} crates follow docs/ARCHITECTURE.md; no module circle in {len(acyclic_crates())} of them")
     return 0
 
 
