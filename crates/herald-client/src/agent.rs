@@ -19,6 +19,7 @@ use std::sync::Arc;
 use tokio::sync::Mutex;
 
 use crate::http::RelayHttp;
+use crate::timestamps::now_rfc3339;
 
 mod answer_files;
 mod offer;
@@ -539,10 +540,6 @@ pub fn stand_in_attachment(
         sha256: "A".repeat(43),
         key: format!("AGE-SECRET-KEY-1{}", "Q".repeat(58)),
     }
-}
-
-pub(crate) fn now_rfc3339() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
 /// Test support (feature `test-support`): behave like a buggy sender.

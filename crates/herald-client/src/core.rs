@@ -2,7 +2,6 @@
 //! Async methods never block the runtime: SQLite work runs in `spawn_blocking` against the
 //! cache's own writer/reader connections; no lock is held across an `.await`.
 
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
 
 use herald_crypto::{AccountKeys, ConnectionKeys, ConnectionToken, DeviceKeys, RecoveryKey};
@@ -10,12 +9,14 @@ use herald_protocol::content::AnswerContent;
 use herald_protocol::wire::{CreateAccountRequest, CreateConnectionRequest};
 use herald_protocol::MessageId;
 use tokio::sync::broadcast;
-use tokio::task::JoinHandle;
 
 use crate::cache::Cache;
+pub use crate::context::CoreConfig;
+use crate::context::Inner;
 use crate::device_state::{self, DeviceState};
 use crate::http::RelayHttp;
-use crate::local_key::{self, LoadedKey};
+use crate::local_key::{self};
+use crate::private_files::create_private_dir;
 use crate::session::Session;
 use crate::view::*;
 use crate::{outbox, present, sync, Error, Result};
@@ -24,75 +25,16 @@ mod agents;
 mod answer_files;
 mod attachments;
 mod cache_check;
+mod device_flows;
 mod inbox_page;
 mod pairings;
 mod pending;
 mod rendered;
 
-/// How to open the core.
-#[derive(Debug, Clone)]
-pub struct CoreConfig {
-    /// Directory holding the cache database, sealed device state and (fallback) key file.
-    pub data_dir: PathBuf,
-    /// Name of this device as shown in device lists, e.g. the host name.
-    pub device_name: String,
-    /// Platform label: "linux", "macos", "windows", "cli".
-    pub platform: String,
-    /// Try the OS keychain first (the desktop); false uses the 0600 file (CLI, tests).
-    pub use_keychain: bool,
-}
-
 /// Handle to the device core; cheap to clone, shareable across tasks.
 #[derive(Clone)]
 pub struct Core {
     pub(crate) inner: Arc<Inner>,
-}
-
-pub(crate) struct Inner {
-    pub(crate) config: CoreConfig,
-    pub(crate) local: LoadedKey,
-    pub(crate) cache: Arc<Cache>,
-    pub(crate) session: RwLock<Option<Arc<Session>>>,
-    pub(crate) events: broadcast::Sender<CoreEvent>,
-    pub(crate) sync_task: Mutex<Option<JoinHandle<()>>>,
-    /// Pairing requests this new device registered and waits on (devices.rs).
-    pub(crate) pairings: crate::devices::PendingPairings,
-    /// Rendered message bodies by id, and which full renders are running (core/rendered.rs).
-    pub(crate) rendered: Mutex<crate::render_cache::RenderCache>,
-    /// How the sync task waits between reconnects ([`Core::set_reconnect_backoff`]).
-    pub(crate) reconnect: Mutex<crate::backoff::ReconnectBackoff>,
-}
-
-impl Inner {
-    /// Runs blocking cache work off the async runtime.
-    pub(crate) async fn cache_call<T: Send + 'static>(
-        &self,
-        f: impl FnOnce(&Cache) -> Result<T> + Send + 'static,
-    ) -> Result<T> {
-        let cache = self.cache.clone();
-        tokio::task::spawn_blocking(move || f(&cache))
-            .await
-            .map_err(|e| Error::Storage(format!("cache task failed: {e}")))?
-    }
-
-    /// The reconnect policy the sync task follows now.
-    pub(crate) fn reconnect_backoff(&self) -> crate::ReconnectBackoff {
-        *self.reconnect.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    pub(crate) fn session(&self) -> Result<Arc<Session>> {
-        self.session
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
-            .ok_or(Error::NotSetUp)
-    }
-
-    pub(crate) async fn summary_of(&self, id: &str) -> Result<MessageSummary> {
-        let id = id.to_owned();
-        let row = self.cache_call(move |c| c.get(&id)).await?;
-        Ok(present::summary(&self.local.key, &row))
-    }
 }
 
 impl Core {
@@ -185,7 +127,7 @@ impl Core {
         let account_keys = AccountKeys::generate();
         let device_keys = DeviceKeys::generate();
         let device_id = herald_crypto::new_device_id();
-        let now = crate::agent::now_rfc3339();
+        let now = crate::timestamps::now_rfc3339();
         let cfg = &self.inner.config;
         let request = CreateAccountRequest {
             statement: account_keys.statement(&now),
@@ -338,7 +280,7 @@ impl Core {
         let seed = zeroize::Zeroizing::new(herald_crypto::random_bytes::<32>());
         let keys = ConnectionKeys::from_seed(&seed);
         let id = herald_crypto::new_connection_id();
-        let now = crate::agent::now_rfc3339();
+        let now = crate::timestamps::now_rfc3339();
         let certificate = session
             .state
             .account_keys
@@ -568,24 +510,4 @@ fn in_data_dir(dir: &std::path::Path, e: Error) -> Error {
         Error::Storage(text) => Error::Storage(format!("data dir {}: {text}", dir.display())),
         other => other,
     }
-}
-
-/// Creates `dir` (and its parents) if needed and makes it owner-only (0700 on Unix).
-pub(crate) fn create_private_dir(dir: &std::path::Path) -> Result<()> {
-    if dir.exists() && !dir.is_dir() {
-        return Err(Error::Storage(
-            "it exists and is not a directory; choose a directory (or a path that does not exist yet)".into(),
-        ));
-    }
-    std::fs::create_dir_all(dir).map_err(|e| {
-        Error::Storage(format!(
-            "cannot create it ({e}); choose a directory this user can create and write"
-        ))
-    })?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
-    }
-    Ok(())
 }

@@ -5,12 +5,13 @@
 //! docs say plainly.
 
 use std::fs;
-use std::io::Write;
+
 use std::path::{Path, PathBuf};
 
 use herald_crypto::LocalKey;
 use zeroize::Zeroizing;
 
+use crate::private_files::write_private_file;
 use crate::view::SecretStorageKind;
 use crate::{Error, Result};
 
@@ -126,21 +127,6 @@ fn read_key_file(path: &Path) -> Result<LocalKey> {
         .try_into()
         .map_err(|_| Error::Storage(format!("{} is not a 32-byte key", path.display())))?;
     Ok(LocalKey::from_bytes(arr))
-}
-
-/// Writes `bytes` to a new file created with mode 0600 (never widened, even briefly).
-pub(crate) fn write_private_file(path: &Path, bytes: &[u8]) -> Result<()> {
-    let mut options = fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    let mut f = options.open(path)?;
-    f.write_all(bytes)?;
-    f.sync_all()?;
-    Ok(())
 }
 
 fn write_key_file(path: &Path, key: &LocalKey) -> Result<()> {

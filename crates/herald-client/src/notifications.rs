@@ -11,7 +11,7 @@ use herald_protocol::notify::{
 use herald_protocol::ErrorCode;
 
 use crate::cache::CachedNotification;
-use crate::core::Inner;
+use crate::context::Inner;
 use crate::http::is_code;
 use crate::notification_view::{NotificationPriority, NotificationView};
 use crate::session::Session;

@@ -25,7 +25,7 @@ use herald_protocol::content::{AnswerContent, MessageContent};
 use herald_protocol::wire::MessageRecord;
 use herald_protocol::{ErrorCode, MessageId};
 
-use crate::core::Inner;
+use crate::context::Inner;
 use crate::session::{OpenedMessage, Session};
 use crate::view::CoreEvent;
 use crate::{Error, Result};
@@ -65,7 +65,7 @@ pub(crate) async fn queue(inner: &Inner, id: &str, answer: &AnswerContent) -> Re
     );
     let sealed = herald_crypto::seal_local(&inner.local.key, &aad(id), &plaintext);
     let owned = id.to_owned();
-    let queued_at = crate::agent::now_rfc3339();
+    let queued_at = crate::timestamps::now_rfc3339();
     let added = inner
         .cache_call(move |c| c.queue_answer(&owned, &queued_at, &sealed))
         .await?;

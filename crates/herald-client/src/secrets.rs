@@ -199,7 +199,7 @@ impl Session {
         let plaintext = Zeroizing::new(
             serde_json::to_vec(secrets).map_err(|e| Error::Protocol(e.to_string()))?,
         );
-        let created_at = crate::agent::now_rfc3339();
+        let created_at = crate::timestamps::now_rfc3339();
         Ok(herald_crypto::seal(
             &SealParams {
                 kind: EnvelopeKind::SecretAnswer,
@@ -273,7 +273,7 @@ fn store_offer_key(core: &Core, id: &MessageId, key: OneTimeKey) -> Result<OneTi
     let path = offer_key_path(&core.inner.config.data_dir, id);
     if let Some(dir) = path.parent() {
         // Owner-only, like the data dir: the sealed keys' names are message ids.
-        crate::core::create_private_dir(dir)?;
+        crate::private_files::create_private_dir(dir)?;
     }
     let sealed =
         herald_crypto::seal_local(&core.inner.local.key, &offer_key_aad(id), &key.to_bytes());

@@ -286,7 +286,7 @@ impl Session {
         let plaintext = zeroize::Zeroizing::new(
             serde_json::to_vec(answer).map_err(|e| Error::Protocol(e.to_string()))?,
         );
-        let created_at = crate::agent::now_rfc3339();
+        let created_at = crate::timestamps::now_rfc3339();
         let envelope = herald_crypto::seal(
             &SealParams {
                 kind: EnvelopeKind::Answer,

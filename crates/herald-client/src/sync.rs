@@ -10,7 +10,7 @@ use herald_protocol::wire::DEFAULT_PAGE_LIMIT;
 use herald_protocol::Revision;
 
 use crate::backoff::Backoff;
-use crate::core::Inner;
+use crate::context::Inner;
 use crate::session::Session;
 use crate::view::CoreEvent;
 use crate::ws::SyncSocket;

@@ -13,7 +13,7 @@ use herald_crypto::LocalKey;
 use herald_protocol::wire::MessageRecord;
 
 use crate::cache::StoredRecord;
-use crate::core::Inner;
+use crate::context::Inner;
 use crate::session::Session;
 use crate::view::CoreEvent;
 use crate::{present, Error, Result};

@@ -19,7 +19,8 @@ use herald_protocol::{ErrorCode, MessageId};
 use reqwest::Method;
 use zeroize::Zeroizing;
 
-use super::{now_rfc3339, AgentClient, SendOptions};
+use super::{AgentClient, SendOptions};
+use crate::timestamps::now_rfc3339;
 use crate::ws::SyncSocket;
 use crate::{Error, Result};
 
