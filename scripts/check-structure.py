@@ -48,15 +48,36 @@ def acyclic_crates():
     return [c.strip() for c in m.group(1).split(",")] if m else []
 
 
+def crate_paths(text):
+    """The top-level modules `text` names through `crate::x` or `crate::{x, y::z, …}`."""
+    names = set(re.findall(r"crate::([a-z_][a-z0-9_]*)", text))
+    for m in re.finditer(r"crate::\{", text):
+        depth, item_start, i = 1, True, m.end()
+        while i < len(text) and depth:
+            c = text[i]
+            if c == "{":
+                depth += 1
+            elif c == "}":
+                depth -= 1
+            elif c == "," and depth == 1:
+                item_start = True
+            elif item_start and depth == 1 and (c.isalpha() or c == "_"):
+                word = re.match(r"[A-Za-z_][A-Za-z0-9_]*", text[i:]).group(0)
+                names.add(word)
+                item_start = False
+                i += len(word)
+                continue
+            i += 1
+    return names
+
+
 def module_cycles(src):
     """Import circles between the top-level modules of the crate rooted at `src`."""
     graph = {}
     for path in src.rglob("*.rs"):
         top = path.relative_to(src).parts[0].removesuffix(".rs")
         top = "(root)" if top in ("main", "lib") else top
-        graph.setdefault(top, set()).update(
-            re.findall(r"crate::([a-z_][a-z0-9_]*)", path.read_text(encoding="utf-8"))
-        )
+        graph.setdefault(top, set()).update(crate_paths(path.read_text(encoding="utf-8")))
     graph = {k: {d for d in v if d in graph and d != k} for k, v in graph.items()}
     index, low, stack, on, cycles = {}, {}, [], set(), []
 
