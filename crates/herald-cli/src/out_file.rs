@@ -89,6 +89,24 @@ impl Drop for OutFile {
     }
 }
 
+/// Refuses an `--out` path that exists (or whose directory does not), before anything is
+/// sent: the secret is handed over once and must have somewhere to go.
+pub fn check_out_path(path: &Path) -> Result<()> {
+    if std::fs::symlink_metadata(path).is_ok() {
+        bail!(
+            "--out {} already exists: secrets are written to a new file only",
+            path.display()
+        );
+    }
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+    if let Some(dir) = parent {
+        if !dir.is_dir() {
+            bail!("--out {}: the directory does not exist", path.display());
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,22 +138,4 @@ mod tests {
             "kept once written"
         );
     }
-}
-
-/// Refuses an `--out` path that exists (or whose directory does not), before anything is
-/// sent: the secret is handed over once and must have somewhere to go.
-pub fn check_out_path(path: &Path) -> Result<()> {
-    if std::fs::symlink_metadata(path).is_ok() {
-        bail!(
-            "--out {} already exists: secrets are written to a new file only",
-            path.display()
-        );
-    }
-    let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
-    if let Some(dir) = parent {
-        if !dir.is_dir() {
-            bail!("--out {}: the directory does not exist", path.display());
-        }
-    }
-    Ok(())
 }

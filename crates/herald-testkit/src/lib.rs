@@ -8,8 +8,10 @@
 pub mod api;
 pub mod fixtures;
 pub mod real;
+pub mod threaded;
 
 pub use api::{Api, Reply};
+pub use threaded::ThreadedRelay;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -1,5 +1,5 @@
 //! Unit tests of the tool shapes: strict schemas, refusals that name their fields, and the
-//! content each call sends. The end-to-end behaviour is in tests/mcp_stdio.rs.
+//! content each call sends. The end-to-end behaviour is in tests/integration/mcp_stdio.rs.
 
 use serde_json::{json, Value};
 

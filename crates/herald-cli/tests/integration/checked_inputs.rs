@@ -3,7 +3,7 @@
 //! object is expected, and local files checked before the first upload. The real `herald`
 //! binary against a real relay on 127.0.0.1:0.
 
-mod common;
+use crate::common;
 
 use common::*;
 

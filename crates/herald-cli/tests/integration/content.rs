@@ -1,7 +1,7 @@
 //! The content flags of `herald ask`/`send` end to end: questions (with `questionAnswers`),
 //! JSON Schema forms, blocks, `--json`, threads with `--reply-to`, and `herald cancel`.
 
-mod common;
+use crate::common;
 
 use std::process::Stdio;
 

@@ -4,7 +4,7 @@
 //! --out-dir` never collide; `send --secret-file` refuses what it would drop, and a timed-out
 //! offer resumes under the printed Idempotency-Key.
 
-mod common;
+use crate::common;
 
 use std::process::Stdio;
 

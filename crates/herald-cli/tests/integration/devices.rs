@@ -1,7 +1,7 @@
 //! `herald device unlock | pair | approve | list | revoke | reset` against a real relay: the
 //! binary reads secrets (recovery key, pairing code) from standard input, never arguments.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, Stdio};
@@ -168,7 +168,7 @@ fn pair_approve_list_and_revoke_from_terminals() {
 
 #[test]
 fn unlock_reads_the_recovery_key_from_stdin_and_reset_needs_yes() {
-    let relay = Relay::start();
+    let relay = ThreadedRelay::start();
     let desk = tempfile::tempdir().unwrap();
     let init = ok_stdout(
         herald(desk.path()).args(["device", "init", "--relay", &relay.url, "--name", "desk"]),

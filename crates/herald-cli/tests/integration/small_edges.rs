@@ -3,7 +3,7 @@
 //! that leave an empty data dir empty; owner-only device files; quiet-hours times changed
 //! while they are off; a second revocation reported as such; help without repetitions.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Output, Stdio};

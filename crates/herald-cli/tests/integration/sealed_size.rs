@@ -3,7 +3,7 @@
 //! before anything is uploaded or sent, naming the limit and the size; with `--file` and
 //! `--block image:` nothing reaches the relay's file store either.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::json;

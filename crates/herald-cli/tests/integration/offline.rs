@@ -3,7 +3,7 @@
 //! when the device last synced, and return within a few seconds whether the relay is stopped
 //! (connection refused) or hung (accepts connections and never answers).
 
-mod common;
+use crate::common;
 
 use std::net::TcpListener;
 use std::process::Output;

@@ -2,7 +2,7 @@
 //! against a real relay: files go up encrypted, the headless device lists them and saves them
 //! owner-only, never over an existing file.
 
-mod common;
+use crate::common;
 
 use common::*;
 

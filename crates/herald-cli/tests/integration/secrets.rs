@@ -3,7 +3,7 @@
 //! is refused before anything is sent; the headless device reads secret values from files;
 //! `send --secret-file` delivers a secret offer. No secret ever reaches stdout or stderr.
 
-mod common;
+use crate::common;
 
 use std::process::Stdio;
 

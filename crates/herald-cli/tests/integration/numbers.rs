@@ -6,7 +6,7 @@
 //! a step that cannot be undone (a created connection, a sent message), which stderr names
 //! with what to do. A standard error that cannot be written is ignored (never exit 101).
 
-mod common;
+use crate::common;
 
 use std::process::{Output, Stdio};
 

@@ -5,7 +5,7 @@
 //! down) so that a transfer is still in flight when the signal arrives.
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -93,7 +93,7 @@ fn pipe(mut from: TcpStream, mut to: TcpStream, rate: &AtomicU64) {
 /// has TMPDIR set to its own private directory.
 struct Env {
     /// Runs until the test ends.
-    _relay: Relay,
+    _relay: ThreadedRelay,
     throttle: Throttle,
     home: tempfile::TempDir,
     tmp: tempfile::TempDir,
@@ -103,7 +103,7 @@ struct Env {
 
 impl Env {
     fn start() -> Env {
-        let relay = Relay::start();
+        let relay = ThreadedRelay::start();
         let throttle = Throttle::start(&relay.url);
         let home = tempfile::tempdir().expect("home");
         let tmp = tempfile::tempdir().expect("tmp");

@@ -2,63 +2,30 @@
 //! key printed once works on the agent endpoints until revoked; a connector's user code is
 //! approved from the command line; notifications are listed decrypted.
 
-mod common;
+use crate::common;
 
 use common::*;
+use herald_testkit::Reply;
+use reqwest::Method;
 use serde_json::{json, Value};
 
-fn http<T>(f: impl std::future::Future<Output = T>) -> T {
-    tokio::runtime::Runtime::new().expect("runtime").block_on(f)
-}
-
-fn post_json(url: &str, key: &str, body: Value) -> (u16, Value) {
-    http(async {
-        let resp = reqwest::Client::new()
-            .post(url)
-            .bearer_auth(key)
-            .json(&body)
-            .send()
-            .await
-            .expect("relay answers");
-        (
-            resp.status().as_u16(),
-            resp.json().await.unwrap_or(Value::Null),
-        )
-    })
-}
-
-fn get(url: &str, key: &str) -> u16 {
-    http(async {
-        reqwest::Client::new()
-            .get(url)
-            .bearer_auth(key)
-            .send()
-            .await
-            .expect("relay answers")
-            .status()
-            .as_u16()
-    })
-}
-
-fn post_form(url: &str, fields: &[(&str, &str)]) -> Value {
-    http(async {
-        reqwest::Client::new()
-            .post(url)
-            .form(fields)
-            .send()
-            .await
-            .expect("relay answers")
-            .json()
-            .await
-            .expect("JSON")
-    })
+/// `POST path` with a form body, anonymously (the OAuth device flow); the answer's JSON,
+/// whatever the status.
+fn post_form(relay: &ThreadedRelay, path: &str, fields: &[(&str, &str)]) -> Value {
+    let api = relay.api();
+    relay
+        .block_on(async {
+            Reply::read(api.request(Method::POST, path).form(fields).send().await).await
+        })
+        .json()
 }
 
 #[test]
 fn agent_keys_connectors_and_notifications_from_the_command_line() {
     let s = setup();
     let home = s.home.path();
-    let url = &s.relay.url;
+    let relay = &s.relay;
+    let api = relay.api();
     let key = ok_stdout(herald(home).args(["agent-key", "create", "--name", "build-bot"]));
     let key = key.trim().to_owned();
     assert!(key.starts_with("hrk_"), "the key alone on stdout: {key:?}");
@@ -66,12 +33,12 @@ fn agent_keys_connectors_and_notifications_from_the_command_line() {
     assert!(list.contains("build-bot"), "listed: {list}");
     assert!(!list.contains("hrk_"), "never shown again: {list}");
 
-    let (status, _) = post_json(
-        &format!("{url}/v1/notify"),
-        &key,
-        json!({"title": "Deploy done", "expectReply": true}),
-    );
-    assert_eq!(status, 201, "the key works");
+    relay
+        .block_on(api.bearer(&key).post(
+            "/v1/notify",
+            &json!({"title": "Deploy done", "expectReply": true}),
+        ))
+        .expect_status(201, "the key works");
     let shown = ok_stdout(herald(home).args(["notifications", "list"]));
     assert!(shown.contains("build-bot: Deploy done"), "listed: {shown}");
     assert!(shown.contains("awaits reply"), "flags: {shown}");
@@ -89,13 +56,15 @@ fn agent_keys_connectors_and_notifications_from_the_command_line() {
 
     // A connector approved by its code.
     let flow = post_form(
-        &format!("{url}/oauth/device_authorization"),
+        relay,
+        "/oauth/device_authorization",
         &[("client_id", "cli-test")],
     );
     let code = flow["user_code"].as_str().expect("user code");
     ok_stdout(herald(home).args(["connector", "approve", code, "--name", "Claude"]));
     let token = post_form(
-        &format!("{url}/oauth/token"),
+        relay,
+        "/oauth/token",
         &[
             ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"),
             ("device_code", flow["device_code"].as_str().unwrap()),
@@ -103,7 +72,9 @@ fn agent_keys_connectors_and_notifications_from_the_command_line() {
         ],
     );
     let access = token["access_token"].as_str().expect("a token").to_owned();
-    assert_eq!(get(&format!("{url}/v1/status"), &access), 200);
+    relay
+        .block_on(api.bearer(&access).get("/v1/status"))
+        .expect_status(200, "the approved connector's token works");
     let connectors = ok_stdout(herald(home).args(["connector", "list"]));
     assert!(
         connectors.contains("Claude") && connectors.contains("connected"),
@@ -115,31 +86,17 @@ fn agent_keys_connectors_and_notifications_from_the_command_line() {
         .expect("an id")
         .to_owned();
     ok_stdout(herald(home).args(["connector", "revoke", &id]));
-    assert_eq!(
-        get(&format!("{url}/v1/status"), &access),
-        401,
-        "revoked connector"
-    );
+    relay
+        .block_on(api.bearer(&access).get("/v1/status"))
+        .expect_status(401, "revoked connector");
     let bad = run(herald(home).args(["connector", "approve", "BBBB-BBBB"]));
     assert!(!bad.status.success(), "an unknown code fails");
 
     let key_id = list.split_whitespace().next().expect("an id").to_owned();
     ok_stdout(herald(home).args(["agent-key", "revoke", &key_id]));
-    assert_eq!(get(&format!("{url}/v1/status"), &key), 401, "revoked key");
-}
-
-fn get_json(url: &str, key: &str) -> Value {
-    http(async {
-        reqwest::Client::new()
-            .get(url)
-            .bearer_auth(key)
-            .send()
-            .await
-            .expect("relay answers")
-            .json()
-            .await
-            .expect("JSON")
-    })
+    relay
+        .block_on(api.bearer(&key).get("/v1/status"))
+        .expect_status(401, "revoked key");
 }
 
 /// A headless device answers a notification (text from --text or stdin), every listed line
@@ -148,16 +105,17 @@ fn get_json(url: &str, key: &str) -> Value {
 fn notifications_are_answered_and_quiet_hours_set_from_the_command_line() {
     let s = setup();
     let home = s.home.path();
-    let url = &s.relay.url;
+    let relay = &s.relay;
+    let api = relay.api();
     let key = ok_stdout(herald(home).args(["agent-key", "create", "--name", "bot"]));
     let key = key.trim().to_owned();
     for (id, title) in [("ask-a", "Deploy?"), ("ask-b", "Merge?")] {
-        let (status, _) = post_json(
-            &format!("{url}/v1/notify"),
-            &key,
-            json!({"title": title, "notificationId": id, "expectReply": true}),
-        );
-        assert_eq!(status, 201);
+        relay
+            .block_on(api.bearer(&key).post(
+                "/v1/notify",
+                &json!({"title": title, "notificationId": id, "expectReply": true}),
+            ))
+            .expect_status(201, "the agent key sends a notification");
     }
     let shown = ok_stdout(herald(home).args(["notifications", "list"]));
     let lines: Vec<&str> = shown.lines().collect();
@@ -204,7 +162,9 @@ fn notifications_are_answered_and_quiet_hours_set_from_the_command_line() {
         String::from_utf8_lossy(&out.stderr)
     );
     for (id, text) in [("ask-a", "Ship it"), ("ask-b", "Not yet")] {
-        let r = get_json(&format!("{url}/v1/replies/{id}"), &key);
+        let r: Value = relay
+            .block_on(api.bearer(&key).get(&format!("/v1/replies/{id}")))
+            .json();
         assert_eq!(
             (r["replied"].clone(), r["text"].clone()),
             (json!(true), json!(text))

@@ -2,7 +2,7 @@
 //! and token as `herald ask`, spoken to over its stdin/stdout (newline-delimited JSON-RPC),
 //! against a real relay on 127.0.0.1:0; a headless device answers with `herald inbox answer`.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Stdio};

@@ -4,7 +4,7 @@
 //! what it cannot do with the reason; `save-attachment` names the path it was given; image
 //! blocks are judged by their content.
 
-mod common;
+use crate::common;
 
 use common::*;
 

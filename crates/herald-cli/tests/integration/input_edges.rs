@@ -5,7 +5,7 @@
 //! The real `herald` binary against a real relay on 127.0.0.1:0; the headless device lists
 //! the inbox.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::Stdio;

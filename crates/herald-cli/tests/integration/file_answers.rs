@@ -3,7 +3,7 @@
 //! answer --file FIELD=PATH`, and the file lands in DIR (0600, same bytes); `herald wait
 //! --out-dir` fetches it again; bad flags and missing files are refused before anything moves.
 
-mod common;
+use crate::common;
 
 use std::process::Stdio;
 

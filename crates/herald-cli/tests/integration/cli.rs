@@ -2,7 +2,7 @@
 //! crypto): a headless device creates the account and a connection, an agent asks, the device
 //! answers from the terminal, and `herald ask` prints the answer.
 
-mod common;
+use crate::common;
 
 use std::process::Stdio;
 

@@ -4,7 +4,7 @@
 //! `device revoke` points connections elsewhere, names a device already revoked, and survives
 //! a concurrent revoke; the default device name is the host name.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::Stdio;
@@ -63,7 +63,7 @@ fn device_id(home: &std::path::Path, name: &str) -> String {
 
 #[test]
 fn a_revoked_device_and_a_revoked_token_are_told_what_to_do() {
-    let relay = Relay::start();
+    let relay = ThreadedRelay::start();
     let desk = tempfile::tempdir().unwrap();
     let init = ok_stdout(
         herald(desk.path()).args(["device", "init", "--relay", &relay.url, "--name", "desk"]),
@@ -239,7 +239,7 @@ fn approve_gives_up_on_a_vanished_device_and_burns_the_request() {
 
 #[test]
 fn concurrent_revokes_from_two_devices_both_succeed() {
-    let relay = Relay::start();
+    let relay = ThreadedRelay::start();
     let desk = tempfile::tempdir().unwrap();
     let init = ok_stdout(
         herald(desk.path()).args(["device", "init", "--relay", &relay.url, "--name", "desk"]),
@@ -283,7 +283,7 @@ fn concurrent_revokes_from_two_devices_both_succeed() {
 
 #[test]
 fn the_default_device_name_is_the_host_name() {
-    let relay = Relay::start();
+    let relay = ThreadedRelay::start();
     let home = tempfile::tempdir().unwrap();
     ok_stdout(
         herald(home.path())

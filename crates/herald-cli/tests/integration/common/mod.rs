@@ -1,74 +1,12 @@
-//! Shared fixtures of the CLI tests: a real relay on its own runtime thread, a headless device
-//! with one connection, and helpers to run `herald`.
-#![allow(dead_code)]
+//! Shared fixtures of the CLI tests: a headless device with one connection on a real relay
+//! (herald-testkit's [`ThreadedRelay`], on its own runtime thread), and helpers to run `herald`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command as StdCommand, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use assert_cmd::cargo::CommandCargoExt;
-
-/// A relay on its own runtime thread, stopped when dropped.
-pub struct Relay {
-    pub url: String,
-    pub dir: tempfile::TempDir,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Relay {
-    pub fn start() -> Relay {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let data_dir = dir.path().to_path_buf();
-        let (url_tx, url_rx) = std::sync::mpsc::channel();
-        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-        let thread = std::thread::spawn(move || {
-            let rt = tokio::runtime::Runtime::new().expect("runtime");
-            rt.block_on(async move {
-                let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-                    .await
-                    .expect("bind");
-                let relay = herald_relay::spawn(
-                    herald_relay::RelayConfig {
-                        data_dir,
-                        public_url: None,
-                        ..Default::default()
-                    },
-                    listener,
-                )
-                .await
-                .expect("relay starts");
-                url_tx.send(relay.url()).expect("send url");
-                let _ = stop_rx.await;
-                relay.shutdown().await;
-            });
-        });
-        let url = url_rx
-            .recv_timeout(Duration::from_secs(30))
-            .expect("relay reported its URL");
-        Relay {
-            url,
-            dir,
-            stop: Some(stop_tx),
-            thread: Some(thread),
-        }
-    }
-
-    pub fn db_path(&self) -> PathBuf {
-        self.dir.path().join("relay.db")
-    }
-}
-
-impl Drop for Relay {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
+pub use herald_testkit::ThreadedRelay;
 
 pub fn herald(home: &Path) -> StdCommand {
     let mut cmd = StdCommand::cargo_bin("herald").expect("herald binary built");
@@ -100,13 +38,13 @@ pub fn ok_stdout(cmd: &mut StdCommand) -> String {
 
 /// A device account plus one connection token.
 pub struct Setup {
-    pub relay: Relay,
+    pub relay: ThreadedRelay,
     pub home: tempfile::TempDir,
     pub token: String,
 }
 
 pub fn setup() -> Setup {
-    let relay = Relay::start();
+    let relay = ThreadedRelay::start();
     let home = tempfile::tempdir().expect("home");
     let init = ok_stdout(herald(home.path()).args([
         "device", "init", "--relay", &relay.url, "--name", "test-box",
