@@ -95,6 +95,20 @@ impl Api {
         self.send(Method::PATCH, path, Some(body)).await
     }
 
+    /// `POST path` with an `application/x-www-form-urlencoded` body (the OAuth routes):
+    /// name/value pairs in order; a name may repeat.
+    pub async fn post_form(&self, path: &str, fields: &[(&str, &str)]) -> Reply {
+        Reply::read(self.request(Method::POST, path).form(fields).send().await).await
+    }
+
+    /// `PUT path` with raw bytes and no Content-Type: a file upload (`PUT /files/{id}`,
+    /// docs/files.md), which the relay stores as it comes. Bytes are sent with
+    /// Content-Length; a streamed body (`reqwest::Body::wrap_stream`, reqwest's `stream`
+    /// feature) is sent chunked, without it.
+    pub async fn put_bytes(&self, path: &str, body: impl Into<reqwest::Body>) -> Reply {
+        Reply::read(self.request(Method::PUT, path).body(body).send().await).await
+    }
+
     /// Any method, with an optional JSON body.
     pub async fn send(&self, method: Method, path: &str, body: Option<&impl Serialize>) -> Reply {
         let mut request = self.request(method, path);
@@ -131,6 +145,14 @@ impl Api {
             request = request.header(name, value);
         }
         request
+    }
+
+    /// `POST /messages` with the given Idempotency-Key, whatever the answer (a retry, a
+    /// conflict, a refusal); [`Api::send_message`] is the short form for a new message.
+    pub async fn post_message(&self, idempotency_key: &str, request: &SendMessageRequest) -> Reply {
+        self.header("Idempotency-Key", idempotency_key)
+            .post("/messages", request)
+            .await
     }
 
     /// `POST /messages` with a fresh Idempotency-Key; asserts `201` and returns the record.

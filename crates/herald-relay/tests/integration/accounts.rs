@@ -1,29 +1,22 @@
 //! Accounts, connections and keys through the real HTTP API.
 
-use crate::common;
-
-use common::*;
 use herald_protocol::envelope::{b64_encode, CertificateBody};
 use herald_protocol::wire::{ConnectionList, CreateAccountResponse, KeysResponse};
 use herald_protocol::ErrorCode;
 use herald_testkit::fixtures;
 use herald_testkit::TestRelay;
 use reqwest::Method;
+use serde_json::Value;
 
 #[tokio::test]
 async fn create_account_issues_a_device_session() {
     let relay = TestRelay::start().await;
     let (req, account_id, device_id) = fixtures::account_request("Desk");
-    let resp = call(
-        &relay.url,
-        Method::POST,
-        "/accounts",
-        None,
-        Some(serde_json::to_value(&req).unwrap()),
-    )
-    .await;
-    assert_eq!(resp.status().as_u16(), 201, "the account is created");
-    let body: CreateAccountResponse = resp.json().await.unwrap();
+    let body: CreateAccountResponse = relay
+        .api()
+        .post("/accounts", &req)
+        .await
+        .ok(201, "the account is created");
     assert_eq!(body.account_id, account_id, "account id from the statement");
     assert_eq!(
         body.device_id, device_id,
@@ -34,27 +27,18 @@ async fn create_account_issues_a_device_session() {
         "device sessions are hds_ tokens"
     );
 
-    let resp = call(
-        &relay.url,
-        Method::POST,
-        "/accounts",
-        None,
-        Some(serde_json::to_value(&req).unwrap()),
-    )
-    .await;
-    expect_error(resp, ErrorCode::AccountExists, "the same account twice").await;
+    relay
+        .api()
+        .post("/accounts", &req)
+        .await
+        .error(ErrorCode::AccountExists, "the same account twice");
 
-    let keys: KeysResponse = call(
-        &relay.url,
-        Method::GET,
-        "/keys",
-        Some(&body.device_token),
-        None,
-    )
-    .await
-    .json()
-    .await
-    .unwrap();
+    let keys: KeysResponse = relay
+        .api()
+        .bearer(&body.device_token)
+        .get("/keys")
+        .await
+        .ok(200, "the new device reads its keys");
     assert_eq!(keys.account_id, account_id, "keys of the caller's account");
     assert_eq!(keys.statement, req.statement, "the statement as given");
     assert_eq!(keys.encryption_keys, vec![req.encryption_key], "epoch 1");
@@ -142,26 +126,18 @@ async fn create_account_checks_certificate_shapes() {
         ),
     ];
     for (why, req, field) in cases {
-        let resp = call(
-            &relay.url,
-            Method::POST,
-            "/accounts",
-            None,
-            Some(serde_json::to_value(&req).unwrap()),
-        )
-        .await;
-        let body = expect_error(resp, ErrorCode::InvalidRequest, why).await;
+        let body = relay
+            .api()
+            .post("/accounts", &req)
+            .await
+            .error(ErrorCode::InvalidRequest, why);
         assert_eq!(body.fields, vec![field], "{why}: names {field}");
     }
-    let resp = call(
-        &relay.url,
-        Method::POST,
-        "/accounts",
-        None,
-        Some(serde_json::json!({"statement": {}})),
-    )
-    .await;
-    expect_error(resp, ErrorCode::BadRequest, "missing fields").await;
+    relay
+        .api()
+        .post("/accounts", &serde_json::json!({"statement": {}}))
+        .await
+        .error(ErrorCode::BadRequest, "missing fields");
     relay.shutdown().await;
 }
 
@@ -175,28 +151,23 @@ async fn connections_are_listed_revoked_and_refused_at_once() {
         "connection bearers are hdr_ tokens"
     );
 
-    let keys: KeysResponse = call(&relay.url, Method::GET, "/keys", Some(&conn.bearer), None)
+    let keys: KeysResponse = relay
+        .api()
+        .connection(&conn)
+        .get("/keys")
         .await
-        .json()
-        .await
-        .unwrap();
+        .ok(200, "the connection reads the account's keys");
     assert_eq!(
         keys.connections.len(),
         1,
         "the connection's certificate is published"
     );
 
-    let list: ConnectionList = call(
-        &relay.url,
-        Method::GET,
-        "/connections",
-        Some(&account.device_token),
-        None,
-    )
-    .await
-    .json()
-    .await
-    .unwrap();
+    let device = relay.api().device(&account);
+    let list: ConnectionList = device
+        .get("/connections")
+        .await
+        .ok(200, "the device lists the connections");
     assert_eq!(list.connections.len(), 1, "one connection");
     assert_eq!(list.connections[0].id, conn.connection_id, "its id");
     assert_eq!(
@@ -230,88 +201,44 @@ async fn connections_are_listed_revoked_and_refused_at_once() {
         encryption_key,
         created_at,
     });
-    let resp = call(
-        &relay.url,
-        Method::POST,
-        "/connections",
-        Some(&account.device_token),
-        Some(serde_json::to_value(&dup_same_id).unwrap()),
-    )
-    .await;
-    expect_error(
-        resp,
-        ErrorCode::ConnectionExists,
-        "the same connection id twice",
-    )
-    .await;
+    device
+        .post("/connections", &dup_same_id)
+        .await
+        .error(ErrorCode::ConnectionExists, "the same connection id twice");
 
-    let resp = call(
-        &relay.url,
-        Method::DELETE,
-        &format!("/connections/{}", conn.connection_id),
-        Some(&account.device_token),
-        None,
-    )
-    .await;
-    assert_eq!(resp.status().as_u16(), 204, "revoked");
-    let resp = call(&relay.url, Method::GET, "/keys", Some(&conn.bearer), None).await;
-    let resp_headers = resp.headers().get("www-authenticate").cloned();
-    expect_error(
-        resp,
+    let path = format!("/connections/{}", conn.connection_id);
+    device.delete(&path).await.expect_status(204, "revoked");
+    let reply = relay.api().connection(&conn).get("/keys").await;
+    reply.error(
         ErrorCode::Unauthorized,
         "a revoked bearer is refused at once",
-    )
-    .await;
+    );
     assert_eq!(
-        resp_headers.as_ref().and_then(|v| v.to_str().ok()),
+        reply.header("www-authenticate"),
         Some("Bearer"),
         "401 carries WWW-Authenticate: Bearer"
     );
 
-    let list: ConnectionList = call(
-        &relay.url,
-        Method::GET,
-        "/connections",
-        Some(&account.device_token),
-        None,
-    )
-    .await
-    .json()
-    .await
-    .unwrap();
+    let list: ConnectionList = device
+        .get("/connections")
+        .await
+        .ok(200, "the device lists the connections");
     assert!(
         list.connections[0].revoked_at.is_some(),
         "the list shows when it was revoked"
     );
-    let keys: KeysResponse = call(
-        &relay.url,
-        Method::GET,
-        "/keys",
-        Some(&account.device_token),
-        None,
-    )
-    .await
-    .json()
-    .await
-    .unwrap();
+    let keys: KeysResponse = device
+        .get("/keys")
+        .await
+        .ok(200, "the device reads its keys");
     assert!(
         keys.connections.is_empty(),
         "revoked connections leave /keys"
     );
-    let resp = call(
-        &relay.url,
-        Method::DELETE,
-        &format!("/connections/{}", conn.connection_id),
-        Some(&account.device_token),
-        None,
-    )
-    .await;
-    let body = expect_error(
-        resp,
+    let body = device.delete(&path).await.error(
         ErrorCode::AlreadyRevoked,
         "revoking twice reports it (409), not a second success",
-    )
-    .await;
+    );
     assert!(body.message.contains("already revoked"), "{}", body.message);
     relay.shutdown().await;
 }
@@ -319,28 +246,21 @@ async fn connections_are_listed_revoked_and_refused_at_once() {
 #[tokio::test]
 async fn health_unknown_routes_and_methods() {
     let relay = TestRelay::start().await;
-    let resp = call(&relay.url, Method::GET, "/health", None, None).await;
-    assert_eq!(resp.status().as_u16(), 200, "health needs no credential");
-    let body: serde_json::Value = resp.json().await.unwrap();
+    let api = relay.api();
+    let body: Value = api
+        .get("/health")
+        .await
+        .ok(200, "health needs no credential");
     assert_eq!(body, serde_json::json!({"ok": true}), "health body");
-    let resp = call(&relay.url, Method::GET, "/nope", None, None).await;
-    expect_error(resp, ErrorCode::NotFound, "unknown route").await;
-    let resp = call(&relay.url, Method::PUT, "/messages", None, None).await;
-    expect_error(resp, ErrorCode::MethodNotAllowed, "wrong method").await;
-    let resp = call(
-        &relay.url,
-        Method::POST,
-        "/accounts",
-        None,
-        Some(serde_json::json!({"x": "y".repeat(100_000)})),
-    )
-    .await;
-    expect_error(
-        resp,
-        ErrorCode::PayloadTooLarge,
-        "an account body over 64 KiB",
-    )
-    .await;
+    api.get("/nope")
+        .await
+        .error(ErrorCode::NotFound, "unknown route");
+    api.send(Method::PUT, "/messages", None::<&()>)
+        .await
+        .error(ErrorCode::MethodNotAllowed, "wrong method");
+    api.post("/accounts", &serde_json::json!({"x": "y".repeat(100_000)}))
+        .await
+        .error(ErrorCode::PayloadTooLarge, "an account body over 64 KiB");
     relay.shutdown().await;
 }
 
@@ -362,15 +282,11 @@ async fn an_account_id_not_derived_from_the_identity_key_is_refused() {
         identity_key,
         created_at,
     });
-    let resp = call(
-        &relay.url,
-        Method::POST,
-        "/accounts",
-        None,
-        Some(serde_json::to_value(&req).unwrap()),
-    )
-    .await;
-    let body = expect_error(resp, ErrorCode::InvalidRequest, "a claimed account id").await;
+    let body = relay
+        .api()
+        .post("/accounts", &req)
+        .await
+        .error(ErrorCode::InvalidRequest, "a claimed account id");
     assert_eq!(
         body.fields,
         vec!["statement.accountId".to_string()],
@@ -383,16 +299,11 @@ async fn the_recovery_backup_is_stored_per_account_and_replaced() {
     let relay = TestRelay::start().await;
     let a = fixtures::create_account(&relay.url).await;
     let b = fixtures::create_account(&relay.url).await;
-    let get = |token: String| {
-        let url = relay.url.clone();
-        async move { call(&url, Method::GET, "/keys/backup", Some(&token), None).await }
-    };
-    expect_error(
-        get(a.device_token.clone()).await,
-        ErrorCode::NotFound,
-        "no backup yet",
-    )
-    .await;
+    let a_device = relay.api().device(&a);
+    a_device
+        .get("/keys/backup")
+        .await
+        .error(ErrorCode::NotFound, "no backup yet");
 
     let backup = |bundle: &[u8]| {
         serde_json::json!({
@@ -402,41 +313,34 @@ async fn the_recovery_backup_is_stored_per_account_and_replaced() {
         })
     };
     for bundle in [b"first".as_slice(), b"second".as_slice()] {
-        let resp = call(
-            &relay.url,
-            Method::PUT,
-            "/keys/backup",
-            Some(&a.device_token),
-            Some(backup(bundle)),
-        )
-        .await;
-        assert_eq!(resp.status().as_u16(), 204, "stored");
+        a_device
+            .put("/keys/backup", &backup(bundle))
+            .await
+            .expect_status(204, "stored");
     }
-    let got: serde_json::Value = get(a.device_token.clone()).await.json().await.unwrap();
+    let got: Value = a_device
+        .get("/keys/backup")
+        .await
+        .ok(200, "the stored backup is readable");
     assert_eq!(
         got["sealedBundle"],
         b64_encode(b"second"),
         "the latest write wins"
     );
     assert!(got["updatedAt"].is_string(), "the relay stamps the time");
-    expect_error(
-        get(b.device_token.clone()).await,
-        ErrorCode::NotFound,
-        "B does not see A's backup",
-    )
-    .await;
+    relay
+        .api()
+        .device(&b)
+        .get("/keys/backup")
+        .await
+        .error(ErrorCode::NotFound, "B does not see A's backup");
 
     let mut bad = backup(b"x");
     bad["recoveryPublicKey"] = serde_json::json!("short");
-    let resp = call(
-        &relay.url,
-        Method::PUT,
-        "/keys/backup",
-        Some(&a.device_token),
-        Some(bad),
-    )
-    .await;
-    let body = expect_error(resp, ErrorCode::InvalidRequest, "a bad public key").await;
+    let body = a_device
+        .put("/keys/backup", &bad)
+        .await
+        .error(ErrorCode::InvalidRequest, "a bad public key");
     assert_eq!(
         body.fields,
         vec!["recoveryPublicKey".to_string()],
@@ -445,15 +349,10 @@ async fn the_recovery_backup_is_stored_per_account_and_replaced() {
     let mut big = backup(b"x");
     big["sealedBundle"] =
         serde_json::json!("A".repeat(herald_protocol::wire::MAX_BACKUP_CHARS + 1));
-    let resp = call(
-        &relay.url,
-        Method::PUT,
-        "/keys/backup",
-        Some(&a.device_token),
-        Some(big),
-    )
-    .await;
-    let body = expect_error(resp, ErrorCode::InvalidRequest, "a bundle past the limit").await;
+    let body = a_device
+        .put("/keys/backup", &big)
+        .await
+        .error(ErrorCode::InvalidRequest, "a bundle past the limit");
     assert_eq!(
         body.fields,
         vec!["sealedBundle".to_string()],

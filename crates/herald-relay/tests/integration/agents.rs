@@ -11,7 +11,7 @@ use herald_protocol::notify::{NotificationContent, NotificationPage};
 use herald_protocol::{ErrorCode, Revision};
 use herald_relay::{AgentLimits, Clock};
 use herald_testkit::fixtures;
-use reqwest::Method;
+use herald_testkit::Api;
 use serde_json::{json, Value};
 
 async fn setup() -> (AgentRelay, fixtures::TestAccount, String) {
@@ -21,13 +21,6 @@ async fn setup() -> (AgentRelay, fixtures::TestAccount, String) {
         .await
         .key;
     (relay, account, key)
-}
-
-async fn json_of(resp: reqwest::Response, status: u16, why: &str) -> Value {
-    let got = resp.status().as_u16();
-    let text = resp.text().await.expect("body");
-    assert_eq!(got, status, "{why}: {text}");
-    serde_json::from_str(&text).unwrap_or_else(|_| panic!("{why}: JSON body: {text}"))
 }
 
 #[tokio::test]
@@ -79,16 +72,16 @@ async fn notify_accepts_the_whitelist_and_refuses_everything_else() {
         (json!(["title"]), Err((ErrorCode::BadRequest, vec![]))),
     ];
     for (body, want) in cases {
-        let resp = notify(url, &key, body.clone()).await;
+        let reply = notify(url, &key, body.clone()).await;
         match want {
             Ok(()) => {
-                let receipt = json_of(resp, 201, &format!("{body}")).await;
+                let receipt: Value = reply.ok(201, &format!("{body}"));
                 assert_eq!(receipt["duplicate"], json!(false), "{body}: new");
                 assert_eq!(receipt["received"], json!(true), "{body}: received");
                 assert_eq!(receipt["queued"], json!(true), "{body}: queued");
             }
             Err((code, fields)) => {
-                let err = expect_error(resp, code, &format!("{body}")).await;
+                let err = reply.error(code, &format!("{body}"));
                 assert_eq!(err.fields, fields, "{body}: the offending fields");
                 if code == ErrorCode::ForbiddenFields {
                     assert_eq!(
@@ -101,10 +94,9 @@ async fn notify_accepts_the_whitelist_and_refuses_everything_else() {
         }
     }
     // The spec's example, byte for byte.
-    let resp = notify(url, &key, json!({"title": "t", "command": "x"})).await;
-    let text = resp.text().await.unwrap();
+    let reply = notify(url, &key, json!({"title": "t", "command": "x"})).await;
     assert_eq!(
-        text,
+        reply.text(),
         r#"{"error":"forbidden_fields","message":"rejected fields: command.","fields":["command"]}"#,
         "the error body of the spec's example"
     );
@@ -127,34 +119,25 @@ async fn a_repeated_notification_id_is_not_queued_again() {
         (&key, "same key"),
         (&other_key, "another key of the account"),
     ] {
-        let again = json_of(
-            notify(
-                url,
-                bearer,
-                json!({"title": "Changed", "notificationId": "deploy-1"}),
-            )
-            .await,
-            200,
-            why,
+        let again: Value = notify(
+            url,
+            bearer,
+            json!({"title": "Changed", "notificationId": "deploy-1"}),
         )
-        .await;
+        .await
+        .ok(200, why);
         assert_eq!(again["duplicate"], json!(true), "{why}: duplicate");
         assert_eq!(
             again["receivedAt"], first["receivedAt"],
             "{why}: the first receipt"
         );
     }
-    let page: NotificationPage = call(
-        url,
-        Method::GET,
-        "/notifications?after=0",
-        Some(&account.device_token),
-        None,
-    )
-    .await
-    .json()
-    .await
-    .unwrap();
+    let page: NotificationPage = relay
+        .api()
+        .device(&account)
+        .get("/notifications?after=0")
+        .await
+        .ok(200, "the device reads its notifications");
     assert_eq!(page.records.len(), 1, "queued once");
     // Another account may use the same id.
     let b = fixtures::create_account(url).await;
@@ -179,7 +162,7 @@ async fn a_repeated_notification_id_is_not_queued_again() {
 async fn receipts_follow_the_device_and_expire_after_24_hours() {
     let (relay, account, key) = setup().await;
     let url = &relay.url;
-    let device = &account.device_token;
+    let device = relay.api().device(&account);
     let sent = notify_ok(
         url,
         &key,
@@ -191,59 +174,41 @@ async fn receipts_follow_the_device_and_expire_after_24_hours() {
         sent["receivedAt"],
         json!(herald_relay::clock::format_time(received_at))
     );
-    let get = || call(url, Method::GET, "/v1/receipts/n-1", Some(&key), None);
-    let r = json_of(get().await, 200, "receipt").await;
+    let agent = relay.api().bearer(&key);
+    let get = || agent.get("/v1/receipts/n-1");
+    let r: Value = get().await.ok(200, "receipt");
     assert!(r.get("duplicate").is_none(), "GET has no duplicate member");
     assert_eq!(r["queued"], json!(true));
     assert_eq!(r["displayed"], json!(false));
     assert!(r.get("displayedAt").is_none(), "no time before it happens");
 
-    let page: NotificationPage = call(url, Method::GET, "/notifications", Some(device), None)
+    let page: NotificationPage = device
+        .get("/notifications")
         .await
-        .json()
-        .await
-        .unwrap();
+        .ok(200, "the device reads its notifications");
     let id = page.records[0].id.clone();
     relay.clock.advance(chrono::TimeDelta::seconds(2));
     let displayed_at = relay.clock.now();
     let path = format!("/notifications/{id}/receipt");
-    let rec = json_of(
-        call(
-            url,
-            Method::POST,
-            &path,
-            Some(device),
-            Some(json!({"displayed": true})),
-        )
-        .await,
-        200,
-        "displayed",
-    )
-    .await;
+    let rec: Value = device
+        .post(&path, &json!({"displayed": true}))
+        .await
+        .ok(200, "displayed");
     assert!(
         rec["revision"].as_u64() > Some(page.records[0].revision.0),
         "a receipt takes a new revision"
     );
     relay.clock.advance(chrono::TimeDelta::seconds(3));
-    let again = json_of(
-        call(
-            url,
-            Method::POST,
-            &path,
-            Some(device),
-            Some(json!({"displayed": true, "spoken": true})),
-        )
-        .await,
-        200,
-        "displayed again, and spoken",
-    )
-    .await;
+    let again: Value = device
+        .post(&path, &json!({"displayed": true, "spoken": true}))
+        .await
+        .ok(200, "displayed again, and spoken");
     assert_eq!(
         again["receipt"]["displayedAt"],
         json!(herald_relay::clock::format_time(displayed_at)),
         "the first time is kept"
     );
-    let r = json_of(get().await, 200, "receipt").await;
+    let r: Value = get().await.ok(200, "receipt");
     assert_eq!(r["displayed"], json!(true));
     assert_eq!(r["spoken"], json!(true));
     assert_eq!(r["queued"], json!(false), "a device took it");
@@ -252,50 +217,31 @@ async fn receipts_follow_the_device_and_expire_after_24_hours() {
         (json!({}), "nothing set"),
         (json!({"replied": true}), "an unknown receipt"),
     ] {
-        let resp = call(url, Method::POST, &path, Some(device), Some(body)).await;
-        assert_eq!(resp.status().as_u16(), 400, "{why}");
+        device.post(&path, &body).await.expect_status(400, why);
     }
     // Still there just before 24 hours, gone at 24 hours (and swept).
     relay
         .clock
         .set(received_at + chrono::TimeDelta::hours(24) - chrono::TimeDelta::milliseconds(1));
-    json_of(get().await, 200, "just before 24 hours").await;
+    get().await.ok::<Value>(200, "just before 24 hours");
     relay.clock.set(received_at + chrono::TimeDelta::hours(24));
-    expect_error(get().await, ErrorCode::NotFound, "24 hours after arrival").await;
+    get()
+        .await
+        .error(ErrorCode::NotFound, "24 hours after arrival");
     relay.state.sweep_agents().await.expect("sweep");
-    let page: NotificationPage = call(url, Method::GET, "/notifications", Some(device), None)
+    let page: NotificationPage = device
+        .get("/notifications")
         .await
-        .json()
-        .await
-        .unwrap();
+        .ok(200, "the device reads its notifications");
     assert!(page.records.is_empty(), "the sweeper deleted it");
-    let resp = call(
-        url,
-        Method::POST,
-        &path,
-        Some(device),
-        Some(json!({"spoken": true})),
-    )
-    .await;
-    expect_error(
-        resp,
-        ErrorCode::NotFound,
-        "a receipt for a deleted notification",
-    )
-    .await;
-    expect_error(
-        call(
-            url,
-            Method::GET,
-            "/v1/receipts/never-sent",
-            Some(&key),
-            None,
-        )
-        .await,
-        ErrorCode::NotFound,
-        "unknown id",
-    )
-    .await;
+    device
+        .post(&path, &json!({"spoken": true}))
+        .await
+        .error(ErrorCode::NotFound, "a receipt for a deleted notification");
+    agent
+        .get("/v1/receipts/never-sent")
+        .await
+        .error(ErrorCode::NotFound, "unknown id");
     relay.shutdown().await;
 }
 
@@ -303,7 +249,8 @@ async fn receipts_follow_the_device_and_expire_after_24_hours() {
 async fn replies_wait_for_the_typed_answer() {
     let (relay, account, key) = setup().await;
     let url = relay.url.clone();
-    let device = account.device_token.clone();
+    let device = relay.api().device(&account);
+    let agent = relay.api().bearer(&key);
     notify_ok(
         &url,
         &key,
@@ -322,31 +269,17 @@ async fn replies_wait_for_the_typed_answer() {
         ("?wait=abc", "not a number"),
         ("?wait=1.5", "not whole"),
     ] {
-        let resp = call(
-            &url,
-            Method::GET,
-            &format!("/v1/replies/ask-1{query}"),
-            Some(&key),
-            None,
-        )
-        .await;
-        let err = expect_error(resp, ErrorCode::InvalidRequest, why).await;
+        let err = agent
+            .get(&format!("/v1/replies/ask-1{query}"))
+            .await
+            .error(ErrorCode::InvalidRequest, why);
         assert_eq!(err.fields, vec!["wait"], "{why}");
     }
     for query in ["", "?wait=0", "?wait=1"] {
-        let r = json_of(
-            call(
-                &url,
-                Method::GET,
-                &format!("/v1/replies/ask-1{query}"),
-                Some(&key),
-                None,
-            )
-            .await,
-            200,
-            query,
-        )
-        .await;
+        let r: Value = agent
+            .get(&format!("/v1/replies/ask-1{query}"))
+            .await
+            .ok(200, query);
         assert_eq!(
             r,
             json!({"notificationId": "ask-1", "replied": false, "timedOut": true, "suppressed": false}),
@@ -355,23 +288,13 @@ async fn replies_wait_for_the_typed_answer() {
     }
     // A long wait, answered from the device while it waits.
     let waiter = {
-        let (url, key) = (url.clone(), key.clone());
-        tokio::spawn(async move {
-            call(
-                &url,
-                Method::GET,
-                "/v1/replies/ask-1?wait=60",
-                Some(&key),
-                None,
-            )
-            .await
-        })
+        let agent = agent.clone();
+        tokio::spawn(async move { agent.get("/v1/replies/ask-1?wait=60").await })
     };
-    let page: NotificationPage = call(&url, Method::GET, "/notifications", Some(&device), None)
+    let page: NotificationPage = device
+        .get("/notifications")
         .await
-        .json()
-        .await
-        .unwrap();
+        .ok(200, "the device reads its notifications");
     let ask = page
         .records
         .iter()
@@ -387,67 +310,41 @@ async fn replies_wait_for_the_typed_answer() {
         .id
         .clone();
     let reply = |id: herald_protocol::NotificationId, text: &str| {
-        let (url, device, body) = (url.clone(), device.clone(), json!({"text": text}));
+        let (device, body) = (device.clone(), json!({"text": text}));
         async move {
-            call(
-                &url,
-                Method::POST,
-                &format!("/notifications/{id}/reply"),
-                Some(&device),
-                Some(body),
-            )
-            .await
+            device
+                .post(&format!("/notifications/{id}/reply"), &body)
+                .await
         }
     };
-    let stored = json_of(reply(ask.clone(), "Ship it").await, 200, "the reply").await;
+    let stored: Value = reply(ask.clone(), "Ship it").await.ok(200, "the reply");
     assert_eq!(stored["receipt"]["replied"], json!(true));
-    let resp = tokio::time::timeout(FRAME_TIMEOUT, waiter)
+    let woken = tokio::time::timeout(FRAME_TIMEOUT, waiter)
         .await
         .expect("the wait ends")
         .unwrap();
-    let r = json_of(resp, 200, "woken by the reply").await;
+    let r: Value = woken.ok(200, "woken by the reply");
     assert_eq!(r["replied"], json!(true));
     assert_eq!(r["text"], json!("Ship it"));
     assert!(r["repliedAt"].is_string(), "with its time");
     assert!(r.get("timedOut").is_none(), "not timed out");
-    expect_error(
-        reply(ask.clone(), "Again").await,
-        ErrorCode::AlreadyAnswered,
-        "a second reply",
-    )
-    .await;
-    expect_error(
-        reply(fyi, "Hm").await,
-        ErrorCode::NotARequest,
-        "no reply expected",
-    )
-    .await;
-    expect_error(
-        reply(ask.clone(), "   ").await,
-        ErrorCode::InvalidRequest,
-        "blank",
-    )
-    .await;
-    let r = json_of(
-        call(&url, Method::GET, "/v1/replies/ask-1", Some(&key), None).await,
-        200,
-        "later",
-    )
-    .await;
+    reply(ask.clone(), "Again")
+        .await
+        .error(ErrorCode::AlreadyAnswered, "a second reply");
+    reply(fyi, "Hm")
+        .await
+        .error(ErrorCode::NotARequest, "no reply expected");
+    reply(ask.clone(), "   ")
+        .await
+        .error(ErrorCode::InvalidRequest, "blank");
+    let r: Value = agent.get("/v1/replies/ask-1").await.ok(200, "later");
     assert_eq!(r["text"], json!("Ship it"), "the reply stays readable");
-    let receipt = json_of(
-        call(&url, Method::GET, "/v1/receipts/ask-1", Some(&key), None).await,
-        200,
-        "receipt",
-    )
-    .await;
+    let receipt: Value = agent.get("/v1/receipts/ask-1").await.ok(200, "receipt");
     assert_eq!(receipt["replied"], json!(true));
-    expect_error(
-        call(&url, Method::GET, "/v1/replies/nope", Some(&key), None).await,
-        ErrorCode::NotFound,
-        "unknown id",
-    )
-    .await;
+    agent
+        .get("/v1/replies/nope")
+        .await
+        .error(ErrorCode::NotFound, "unknown id");
     relay.shutdown().await;
 }
 
@@ -455,46 +352,30 @@ async fn replies_wait_for_the_typed_answer() {
 async fn a_reply_over_4000_characters_is_refused() {
     let (relay, account, key) = setup().await;
     notify_ok(&relay.url, &key, json!({"title": "?", "expectReply": true})).await;
-    let page: NotificationPage = call(
-        &relay.url,
-        Method::GET,
-        "/notifications",
-        Some(&account.device_token),
-        None,
-    )
-    .await
-    .json()
-    .await
-    .unwrap();
+    let device = relay.api().device(&account);
+    let page: NotificationPage = device
+        .get("/notifications")
+        .await
+        .ok(200, "the device reads its notifications");
     let path = format!("/notifications/{}/reply", page.records[0].id);
-    let resp = call(
-        &relay.url,
-        Method::POST,
-        &path,
-        Some(&account.device_token),
-        Some(json!({"text": "x".repeat(4_001)})),
-    )
-    .await;
-    expect_error(resp, ErrorCode::InvalidRequest, "4,001 characters").await;
-    let resp = call(
-        &relay.url,
-        Method::POST,
-        &path,
-        Some(&account.device_token),
-        Some(json!({"text": "x".repeat(4_000)})),
-    )
-    .await;
-    assert_eq!(resp.status().as_u16(), 200, "4,000 characters");
+    device
+        .post(&path, &json!({"text": "x".repeat(4_001)}))
+        .await
+        .error(ErrorCode::InvalidRequest, "4,001 characters");
+    device
+        .post(&path, &json!({"text": "x".repeat(4_000)}))
+        .await
+        .expect_status(200, "4,000 characters");
     relay.shutdown().await;
 }
 
+/// `GET /v1/status` as the agent `key`, expecting 200.
 async fn status(url: &str, key: &str) -> Value {
-    json_of(
-        call(url, Method::GET, "/v1/status", Some(key), None).await,
-        200,
-        "status",
-    )
-    .await
+    Api::new(url)
+        .bearer(key)
+        .get("/v1/status")
+        .await
+        .ok(200, "status")
 }
 
 #[tokio::test]
@@ -563,13 +444,8 @@ async fn status_is_online_while_a_device_socket_is_open() {
 async fn quiet_hours_suppress_and_show_in_status() {
     let (relay, account, key) = setup().await;
     let url = &relay.url;
-    let device = &account.device_token;
-    let defaults = json_of(
-        call(url, Method::GET, "/quiet-hours", Some(device), None).await,
-        200,
-        "defaults",
-    )
-    .await;
+    let device = relay.api().device(&account);
+    let defaults: Value = device.get("/quiet-hours").await.ok(200, "defaults");
     assert_eq!(
         defaults,
         json!({"enabled": false, "start": "22:00", "end": "07:00", "timezone": "UTC", "active": false})
@@ -579,13 +455,13 @@ async fn quiet_hours_suppress_and_show_in_status() {
     relay
         .clock
         .set(day.and_hms_opt(14, 0, 0).unwrap().and_utc());
-    let set = json_of(
-        call(url, Method::PUT, "/quiet-hours", Some(device),
-            Some(json!({"enabled": true, "start": "22:00", "end": "07:00", "timezone": "Asia/Tokyo"}))).await,
-        200,
-        "set",
-    )
-    .await;
+    let set: Value = device
+        .put(
+            "/quiet-hours",
+            &json!({"enabled": true, "start": "22:00", "end": "07:00", "timezone": "Asia/Tokyo"}),
+        )
+        .await
+        .ok(200, "set");
     assert_eq!(set["active"], json!(true), "23:00 in Tokyo is quiet");
     assert_eq!(
         status(url, &key).await["quietHours"],
@@ -618,12 +494,10 @@ async fn quiet_hours_suppress_and_show_in_status() {
             "timezone",
         ),
     ] {
-        let err = expect_error(
-            call(url, Method::PUT, "/quiet-hours", Some(device), Some(body)).await,
-            ErrorCode::InvalidRequest,
-            field,
-        )
-        .await;
+        let err = device
+            .put("/quiet-hours", &body)
+            .await
+            .error(ErrorCode::InvalidRequest, field);
         assert_eq!(err.fields, vec![field]);
     }
     relay.shutdown().await;
@@ -649,20 +523,19 @@ async fn budgets_answer_429_until_midnight_utc() {
         json!({"title": "t", "notificationId": "w", "expectReply": true}),
     )
     .await; // 1
-    let r = json_of(
-        call(url, Method::GET, "/v1/replies/w?wait=1", Some(&key), None).await,
-        200,
-        "a one-second wait",
-    )
-    .await; // 2
+    let agent = relay.api().bearer(&key);
+    let r: Value = agent
+        .get("/v1/replies/w?wait=1")
+        .await
+        .ok(200, "a one-second wait"); // 2
     assert_eq!(r["timedOut"], json!(true));
-    let resp = call(url, Method::GET, "/v1/replies/w?wait=1", Some(&key), None).await; // 3
+    let reply = agent.get("/v1/replies/w?wait=1").await; // 3
     assert_eq!(
-        resp.headers()["retry-after"],
-        "60",
+        reply.header("retry-after"),
+        Some("60"),
         "seconds until midnight"
     );
-    let err = expect_error(resp, ErrorCode::PollBudgetExceeded, "no wait seconds left").await;
+    let err = reply.error(ErrorCode::PollBudgetExceeded, "no wait seconds left");
     let midnight = herald_relay::clock::format_time(
         (day + chrono::TimeDelta::days(1))
             .and_hms_opt(0, 0, 0)
@@ -674,43 +547,28 @@ async fn budgets_answer_429_until_midnight_utc() {
         Some(midnight.as_str()),
         "resetsAt"
     );
-    json_of(
-        call(url, Method::GET, "/v1/replies/w?wait=0", Some(&key), None).await,
-        200,
-        "no wait costs no seconds",
-    )
-    .await; // 4
-    let resp = call(url, Method::GET, "/v1/status", Some(&key), None).await; // 5
-    assert_eq!(resp.headers()["retry-after"], "60");
-    let err = expect_error(
-        resp,
-        ErrorCode::BudgetExceeded,
-        "the fifth request of the day",
-    )
-    .await;
+    agent
+        .get("/v1/replies/w?wait=0")
+        .await
+        .ok::<Value>(200, "no wait costs no seconds"); // 4
+    let reply = agent.get("/v1/status").await; // 5
+    assert_eq!(reply.header("retry-after"), Some("60"));
+    let err = reply.error(ErrorCode::BudgetExceeded, "the fifth request of the day");
     assert_eq!(err.resets_at.as_deref(), Some(midnight.as_str()));
     // Devices are not agents: their routes have no such budget.
-    let resp = call(
-        url,
-        Method::GET,
-        "/notifications",
-        Some(&account.device_token),
-        None,
-    )
-    .await;
-    assert_eq!(resp.status().as_u16(), 200, "a device is not charged");
+    relay
+        .api()
+        .device(&account)
+        .get("/notifications")
+        .await
+        .expect_status(200, "a device is not charged");
     relay.clock.set(
         (day + chrono::TimeDelta::days(1))
             .and_hms_opt(0, 0, 0)
             .unwrap()
             .and_utc(),
     );
-    json_of(
-        call(url, Method::GET, "/v1/status", Some(&key), None).await,
-        200,
-        "a new day",
-    )
-    .await;
+    agent.get("/v1/status").await.ok::<Value>(200, "a new day");
     relay.shutdown().await;
 }
 
@@ -722,17 +580,12 @@ async fn the_relay_stores_notifications_sealed_to_the_account_key() {
     let key = agent_key(url, &account.device_token, "bot").await.key;
     let marker = "PLAINTEXT-MARKER-7f3a9c";
     notify_ok(url, &key, json!({"title": format!("title {marker}"), "body": format!("body {marker}"), "notificationId": "sealed-1"})).await;
-    let page: NotificationPage = call(
-        url,
-        Method::GET,
-        "/notifications",
-        Some(&account.device_token),
-        None,
-    )
-    .await
-    .json()
-    .await
-    .unwrap();
+    let page: NotificationPage = relay
+        .api()
+        .bearer(&account.device_token)
+        .get("/notifications")
+        .await
+        .ok(200, "the device reads its notifications");
     let record = &page.records[0];
     let plaintext = herald_crypto::open_notification(
         &account.keys,
@@ -762,16 +615,11 @@ async fn the_relay_stores_notifications_sealed_to_the_account_key() {
 async fn agent_keys_are_listed_and_revoked_at_once() {
     let (relay, account, key) = setup().await;
     let url = &relay.url;
-    let device = &account.device_token;
+    let device = relay.api().device(&account);
     relay.clock.advance(chrono::TimeDelta::seconds(1));
-    let second = agent_key(url, device, "Second").await;
+    let second = agent_key(url, &account.device_token, "Second").await;
     assert!(second.key.starts_with("hrk_"), "prefix");
-    let list = json_of(
-        call(url, Method::GET, "/agent-keys", Some(device), None).await,
-        200,
-        "list",
-    )
-    .await;
+    let list: Value = device.get("/agent-keys").await.ok(200, "list");
     let names: Vec<_> = list["agentKeys"]
         .as_array()
         .unwrap()
@@ -780,67 +628,42 @@ async fn agent_keys_are_listed_and_revoked_at_once() {
         .collect();
     assert_eq!(names, vec![json!("CI bot"), json!("Second")]);
     assert!(!list.to_string().contains("hrk_"), "keys are never listed");
-    json_of(
-        call(url, Method::GET, "/v1/status", Some(&second.key), None).await,
-        200,
-        "works",
-    )
-    .await;
-    let resp = call(
-        url,
-        Method::DELETE,
-        &format!("/agent-keys/{}", second.id),
-        Some(device),
-        None,
-    )
-    .await;
-    assert_eq!(resp.status().as_u16(), 204);
-    expect_error(
-        call(url, Method::GET, "/v1/status", Some(&second.key), None).await,
-        ErrorCode::Unauthorized,
-        "revoked",
-    )
-    .await;
-    let again = call(
-        url,
-        Method::DELETE,
-        &format!("/agent-keys/{}", second.id),
-        Some(device),
-        None,
-    )
-    .await;
-    expect_error(
-        again,
-        ErrorCode::AlreadyRevoked,
-        "an agent key revoked twice",
-    )
-    .await;
-    json_of(
-        call(url, Method::GET, "/v1/status", Some(&key), None).await,
-        200,
-        "the other key still works",
-    )
-    .await;
+    let second_agent = relay.api().bearer(&second.key);
+    second_agent
+        .get("/v1/status")
+        .await
+        .ok::<Value>(200, "works");
+    let path = format!("/agent-keys/{}", second.id);
+    device
+        .delete(&path)
+        .await
+        .expect_status(204, "the device revokes the key");
+    second_agent
+        .get("/v1/status")
+        .await
+        .error(ErrorCode::Unauthorized, "revoked");
+    device
+        .delete(&path)
+        .await
+        .error(ErrorCode::AlreadyRevoked, "an agent key revoked twice");
+    relay
+        .api()
+        .bearer(&key)
+        .get("/v1/status")
+        .await
+        .ok::<Value>(200, "the other key still works");
     let b = fixtures::create_account(url).await;
-    let resp = call(
-        url,
-        Method::DELETE,
-        &format!("/agent-keys/{}", second.id),
-        Some(&b.device_token),
-        None,
-    )
-    .await;
-    expect_error(resp, ErrorCode::NotFound, "another account's key").await;
+    relay
+        .api()
+        .device(&b)
+        .delete(&path)
+        .await
+        .error(ErrorCode::NotFound, "another account's key");
     for name in ["", "   ", &"x".repeat(101)] {
-        let resp = call(
-            url,
-            Method::POST,
-            "/agent-keys",
-            Some(device),
-            Some(json!({"name": name})),
-        )
-        .await;
-        expect_error(resp, ErrorCode::InvalidRequest, "bad name").await;
+        device
+            .post("/agent-keys", &json!({"name": name}))
+            .await
+            .error(ErrorCode::InvalidRequest, "bad name");
     }
     relay.shutdown().await;
 }
@@ -864,32 +687,19 @@ async fn waiting_on_a_notification_without_expect_reply_answers_at_once() {
         json!({"title": "Deploy?", "notificationId": "ask", "expectReply": true}),
     )
     .await;
-    let r = json_of(
-        call(
-            url,
-            Method::GET,
-            "/v1/replies/fyi?wait=60",
-            Some(&key),
-            None,
-        )
-        .await,
-        200,
-        "no reply can come: at once, with no poll seconds left",
-    )
-    .await;
+    let agent = relay.api().bearer(&key);
+    let r: Value = agent
+        .get("/v1/replies/fyi?wait=60")
+        .await
+        .ok(200, "no reply can come: at once, with no poll seconds left");
     assert_eq!(
         r,
         json!({"notificationId": "fyi", "replied": false, "expectReply": false, "suppressed": false})
     );
     // A notification that does expect a reply still needs poll seconds to wait.
-    let resp = call(
-        url,
-        Method::GET,
-        "/v1/replies/ask?wait=60",
-        Some(&key),
-        None,
-    )
-    .await;
-    assert_eq!(resp.status().as_u16(), 429);
+    agent
+        .get("/v1/replies/ask?wait=60")
+        .await
+        .expect_status(429, "waiting needs poll seconds, and there are none");
     relay.shutdown().await;
 }

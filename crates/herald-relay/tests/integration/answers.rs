@@ -11,8 +11,7 @@ use herald_protocol::wire::{MessageRecord, MessageStatus};
 use herald_protocol::{ErrorCode, Revision};
 use herald_relay::Clock;
 use herald_testkit::fixtures::{self, TestAccount};
-use herald_testkit::TestRelay;
-use reqwest::Method;
+use herald_testkit::{Reply, TestRelay};
 
 async fn setup() -> (TestRelay, TestAccount) {
     let relay = TestRelay::start().await;
@@ -20,20 +19,18 @@ async fn setup() -> (TestRelay, TestAccount) {
     (relay, account)
 }
 
+/// The account's device answers message `id`; the reply unchecked.
 async fn answer(
     relay: &TestRelay,
     account: &TestAccount,
     id: &herald_protocol::MessageId,
-) -> reqwest::Response {
+) -> Reply {
     let body = fixtures::answer_request(account, id);
-    call(
-        &relay.url,
-        Method::POST,
-        &format!("/messages/{id}/answer"),
-        Some(&account.device_token),
-        Some(serde_json::to_value(&body).unwrap()),
-    )
-    .await
+    relay
+        .api()
+        .device(account)
+        .post(&format!("/messages/{id}/answer"), &body)
+        .await
 }
 
 #[tokio::test]
@@ -47,9 +44,9 @@ async fn answer_is_accepted_exactly_once() {
     )
     .await;
 
-    let first = answer(&relay, &account, &request.id).await;
-    assert_eq!(first.status().as_u16(), 200, "the first answer is accepted");
-    let answered: MessageRecord = first.json().await.unwrap();
+    let answered: MessageRecord = answer(&relay, &account, &request.id)
+        .await
+        .ok(200, "the first answer is accepted");
     assert_eq!(
         answered.status,
         MessageStatus::Answered,
@@ -65,18 +62,16 @@ async fn answer_is_accepted_exactly_once() {
         "answered by this device"
     );
 
-    let second = answer(&relay, &account, &request.id).await;
-    expect_error(second, ErrorCode::AlreadyAnswered, "a second answer").await;
+    answer(&relay, &account, &request.id)
+        .await
+        .error(ErrorCode::AlreadyAnswered, "a second answer");
 
-    let seen_by_sender = call(
-        &relay.url,
-        Method::GET,
-        &format!("/messages/{}", request.id),
-        Some(&conn.bearer),
-        None,
-    )
-    .await;
-    let seen: MessageRecord = seen_by_sender.json().await.unwrap();
+    let seen: MessageRecord = relay
+        .api()
+        .connection(&conn)
+        .get(&format!("/messages/{}", request.id))
+        .await
+        .ok(200, "the sender reads its request");
     assert_eq!(seen, answered, "the sender reads the answered record");
     relay.shutdown().await;
 }
@@ -88,18 +83,17 @@ async fn concurrent_answers_exactly_one_wins() {
         let request = send_from_device(&relay.url, &account, true).await;
         let tasks: Vec<_> = (0..2)
             .map(|_| {
-                let (url, account, id) = (relay.url.clone(), account.clone(), request.id.clone());
+                let (device, account, id) = (
+                    relay.api().device(&account),
+                    account.clone(),
+                    request.id.clone(),
+                );
                 tokio::spawn(async move {
                     let body = fixtures::answer_request(&account, &id);
-                    client()
-                        .post(format!("{url}/messages/{id}/answer"))
-                        .bearer_auth(&account.device_token)
-                        .json(&body)
-                        .send()
+                    device
+                        .post(&format!("/messages/{id}/answer"), &body)
                         .await
-                        .unwrap()
                         .status()
-                        .as_u16()
                 })
             })
             .collect();
@@ -123,12 +117,9 @@ async fn answers_refused_for_messages_cancelled_requests_and_connections() {
     let conn = fixtures::create_connection(&relay.url, &account, "Agent").await;
 
     let plain = send_from_device(&relay.url, &account, false).await;
-    expect_error(
-        answer(&relay, &account, &plain.id).await,
-        ErrorCode::NotARequest,
-        "a message without a question",
-    )
-    .await;
+    answer(&relay, &account, &plain.id)
+        .await
+        .error(ErrorCode::NotARequest, "a message without a question");
 
     let request = send(
         &relay.url,
@@ -136,20 +127,11 @@ async fn answers_refused_for_messages_cancelled_requests_and_connections() {
         &fixtures::message_request(&account.account_id, conn.principal(), true),
     )
     .await;
-    let cancel = call(
-        &relay.url,
-        Method::POST,
-        &format!("/messages/{}/cancel", request.id),
-        Some(&conn.bearer),
-        None,
-    )
-    .await;
-    assert_eq!(
-        cancel.status().as_u16(),
-        200,
-        "the sender cancels its request"
-    );
-    let cancelled: MessageRecord = cancel.json().await.unwrap();
+    let sender = relay.api().connection(&conn);
+    let cancelled: MessageRecord = sender
+        .post_empty(&format!("/messages/{}/cancel", request.id))
+        .await
+        .ok(200, "the sender cancels its request");
     assert_eq!(
         cancelled.status,
         MessageStatus::Cancelled,
@@ -159,45 +141,24 @@ async fn answers_refused_for_messages_cancelled_requests_and_connections() {
         cancelled.revision > request.revision,
         "cancelling takes a revision"
     );
-    expect_error(
-        answer(&relay, &account, &request.id).await,
-        ErrorCode::RequestCancelled,
-        "answer after cancel",
-    )
-    .await;
-    let again = call(
-        &relay.url,
-        Method::POST,
-        &format!("/messages/{}/cancel", request.id),
-        Some(&conn.bearer),
-        None,
-    )
-    .await;
-    expect_error(again, ErrorCode::RequestCancelled, "cancel twice").await;
+    answer(&relay, &account, &request.id)
+        .await
+        .error(ErrorCode::RequestCancelled, "answer after cancel");
+    sender
+        .post_empty(&format!("/messages/{}/cancel", request.id))
+        .await
+        .error(ErrorCode::RequestCancelled, "cancel twice");
 
     let answered = send_from_device(&relay.url, &account, true).await;
-    assert_eq!(
-        answer(&relay, &account, &answered.id)
-            .await
-            .status()
-            .as_u16(),
-        200,
-        "answered"
-    );
-    let cancel = call(
-        &relay.url,
-        Method::POST,
-        &format!("/messages/{}/cancel", answered.id),
-        Some(&account.device_token),
-        None,
-    )
-    .await;
-    expect_error(
-        cancel,
-        ErrorCode::AlreadyAnswered,
-        "cancel after the answer",
-    )
-    .await;
+    answer(&relay, &account, &answered.id)
+        .await
+        .expect_status(200, "answered");
+    relay
+        .api()
+        .device(&account)
+        .post_empty(&format!("/messages/{}/cancel", answered.id))
+        .await
+        .error(ErrorCode::AlreadyAnswered, "cancel after the answer");
 
     // The answer route is for devices only.
     let request = send(
@@ -207,33 +168,23 @@ async fn answers_refused_for_messages_cancelled_requests_and_connections() {
     )
     .await;
     let body = fixtures::answer_request(&account, &request.id);
-    let resp = call(
-        &relay.url,
-        Method::POST,
-        &format!("/messages/{}/answer", request.id),
-        Some(&conn.bearer),
-        Some(serde_json::to_value(&body).unwrap()),
-    )
-    .await;
-    expect_error(resp, ErrorCode::Forbidden, "a connection may not answer").await;
+    sender
+        .post(&format!("/messages/{}/answer", request.id), &body)
+        .await
+        .error(ErrorCode::Forbidden, "a connection may not answer");
 
     // The answer envelope must name this message and this device.
     let other = fixtures::new_message_id();
     let body = fixtures::answer_request(&account, &other);
-    let resp = call(
-        &relay.url,
-        Method::POST,
-        &format!("/messages/{}/answer", request.id),
-        Some(&account.device_token),
-        Some(serde_json::to_value(&body).unwrap()),
-    )
-    .await;
-    let err = expect_error(
-        resp,
-        ErrorCode::InvalidRequest,
-        "answer envelope for another message",
-    )
-    .await;
+    let err = relay
+        .api()
+        .device(&account)
+        .post(&format!("/messages/{}/answer", request.id), &body)
+        .await
+        .error(
+            ErrorCode::InvalidRequest,
+            "answer envelope for another message",
+        );
     assert_eq!(
         err.fields,
         vec!["envelope.header.messageId"],
@@ -259,17 +210,12 @@ async fn expired_request_refuses_answers_by_the_relay_clock() {
     };
 
     relay.clock().advance(Duration::seconds(59));
-    let live: MessageRecord = call(
-        &relay.url,
-        Method::GET,
-        &format!("/messages/{}", request.id),
-        Some(&conn.bearer),
-        None,
-    )
-    .await
-    .json()
-    .await
-    .unwrap();
+    let path = format!("/messages/{}", request.id);
+    let sender = relay.api().connection(&conn);
+    let live: MessageRecord = sender
+        .get(&path)
+        .await
+        .ok(200, "the sender reads its request");
     assert_eq!(
         live.status,
         MessageStatus::Pending,
@@ -278,48 +224,27 @@ async fn expired_request_refuses_answers_by_the_relay_clock() {
 
     relay.clock().advance(Duration::seconds(1));
     // Before any sweep: reads already say expired, answers are refused.
-    let read: MessageRecord = call(
-        &relay.url,
-        Method::GET,
-        &format!("/messages/{}", request.id),
-        Some(&account.device_token),
-        None,
-    )
-    .await
-    .json()
-    .await
-    .unwrap();
+    let read: MessageRecord = relay
+        .api()
+        .device(&account)
+        .get(&path)
+        .await
+        .ok(200, "the device reads the request");
     assert_eq!(
         read.status,
         MessageStatus::Expired,
         "at the deadline the read reports expired"
     );
-    expect_error(
-        answer(&relay, &account, &request.id).await,
-        ErrorCode::RequestExpired,
-        "answer at the deadline",
-    )
-    .await;
-    expect_error(
-        answer(&relay, &account, &by_expires_at.id).await,
-        ErrorCode::RequestExpired,
-        "answer after expiresAt",
-    )
-    .await;
-    let cancel = call(
-        &relay.url,
-        Method::POST,
-        &format!("/messages/{}/cancel", request.id),
-        Some(&conn.bearer),
-        None,
-    )
-    .await;
-    expect_error(
-        cancel,
-        ErrorCode::RequestExpired,
-        "cancel after the deadline",
-    )
-    .await;
+    answer(&relay, &account, &request.id)
+        .await
+        .error(ErrorCode::RequestExpired, "answer at the deadline");
+    answer(&relay, &account, &by_expires_at.id)
+        .await
+        .error(ErrorCode::RequestExpired, "answer after expiresAt");
+    sender
+        .post_empty(&format!("{path}/cancel"))
+        .await
+        .error(ErrorCode::RequestExpired, "cancel after the deadline");
 
     // The sweep writes the expiry as a change: new revisions in the feed.
     let before = feed(&relay.url, &account.device_token, Revision(0), None)
@@ -340,12 +265,9 @@ async fn expired_request_refuses_answers_by_the_relay_clock() {
             .all(|r| r.status == MessageStatus::Expired),
         "as expired"
     );
-    expect_error(
-        answer(&relay, &account, &request.id).await,
-        ErrorCode::RequestExpired,
-        "answer after the sweep",
-    )
-    .await;
+    answer(&relay, &account, &request.id)
+        .await
+        .error(ErrorCode::RequestExpired, "answer after the sweep");
     relay.shutdown().await;
 }
 
@@ -360,32 +282,16 @@ async fn cancel_visibility() {
         &fixtures::message_request(&account.account_id, a.principal(), true),
     )
     .await;
-    let resp = call(
-        &relay.url,
-        Method::POST,
-        &format!("/messages/{}/cancel", request.id),
-        Some(&b.bearer),
-        None,
-    )
-    .await;
-    expect_error(
-        resp,
+    let cancel = format!("/messages/{}/cancel", request.id);
+    relay.api().connection(&b).post_empty(&cancel).await.error(
         ErrorCode::NotFound,
         "another connection cannot see, so cannot cancel",
-    )
-    .await;
-    let resp = call(
-        &relay.url,
-        Method::POST,
-        &format!("/messages/{}/cancel", request.id),
-        Some(&account.device_token),
-        None,
-    )
-    .await;
-    assert_eq!(
-        resp.status().as_u16(),
-        200,
-        "a device of the account may cancel"
     );
+    relay
+        .api()
+        .device(&account)
+        .post_empty(&cancel)
+        .await
+        .expect_status(200, "a device of the account may cancel");
     relay.shutdown().await;
 }

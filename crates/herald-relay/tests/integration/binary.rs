@@ -9,8 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 
 use common::*;
-use herald_testkit::fixtures;
-use reqwest::Method;
+use herald_testkit::{fixtures, Api};
 
 /// Kills the child if the test fails before it exits.
 struct Guard(Child);
@@ -60,8 +59,10 @@ async fn binary_serves_and_stops_on_sigterm() {
         .expect("the binary announces readiness")
         .expect("the ready line carries url=");
 
-    let resp = call(&url, Method::GET, "/health", None, None).await;
-    assert_eq!(resp.status().as_u16(), 200, "the binary serves /health");
+    Api::new(&url)
+        .get("/health")
+        .await
+        .expect_status(200, "the binary serves /health");
     let account = fixtures::create_account(&url).await;
     let conn = fixtures::create_connection(&url, &account, "Agent").await;
     send_from_device(&url, &account, false).await;

@@ -15,8 +15,7 @@ use futures_util::StreamExt;
 use herald_protocol::ErrorCode;
 use herald_relay::http_server::HttpLimits;
 use herald_relay::{RelayConfig, RunningRelay};
-use herald_testkit::fixtures;
-use reqwest::Method;
+use herald_testkit::{fixtures, Api, Reply};
 use serde_json::json;
 use tempfile::TempDir;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
@@ -233,9 +232,12 @@ async fn a_socket_that_stops_answering_pings_is_dropped_and_its_device_offline()
     let account = fixtures::create_account(&url).await;
     let key = agent_common::agent_key(&url, &account.device_token, "status reader").await;
     let status = |url: String, key: String| async move {
-        let resp = call(&url, Method::GET, "/v1/status", Some(&key), None).await;
-        assert_eq!(resp.status().as_u16(), 200);
-        resp.json::<serde_json::Value>().await.unwrap()["online"].clone()
+        Api::new(&url)
+            .bearer(&key)
+            .get("/v1/status")
+            .await
+            .ok::<serde_json::Value>(200, "the agent reads the status")["online"]
+            .clone()
     };
     let mut socket = connect_ws(&ws, &account.device_token).await;
     next_sync(&mut socket).await;
@@ -295,39 +297,35 @@ async fn exhaust_failures(url: &str, local: IpAddr, forwarded: Option<&str>) -> 
     let client = client_from(local);
     // More attempts than any per-client budget allows.
     for n in 1..=200 {
-        let resp = unknown_key_lookup(&client, url, forwarded)
-            .send()
-            .await
-            .unwrap();
-        if resp.status().as_u16() == 429 {
-            let retry: u64 = resp
-                .headers()
-                .get("retry-after")
+        let reply = Reply::read(unknown_key_lookup(&client, url, forwarded).send().await).await;
+        if reply.status() == 429 {
+            let retry: u64 = reply
+                .header("retry-after")
                 .expect("a 429 carries Retry-After")
-                .to_str()
-                .unwrap()
                 .parse()
                 .unwrap();
             assert!((1..=60).contains(&retry), "Retry-After {retry}");
-            expect_error(resp, ErrorCode::RateLimited, "past the budget").await;
+            reply.error(ErrorCode::RateLimited, "past the budget");
             return n;
         }
-        expect_error(resp, ErrorCode::NotFound, "within the budget").await;
+        reply.error(ErrorCode::NotFound, "within the budget");
     }
     panic!("never refused");
 }
 
 /// One unknown-key lookup from `local` (with an optional `X-Forwarded-For`): its status.
 async fn lookup(url: &str, local: IpAddr, forwarded: Option<&str>) -> u16 {
-    unknown_key_lookup(&client_from(local), url, forwarded)
-        .send()
-        .await
-        .unwrap()
-        .status()
-        .as_u16()
+    Reply::read(
+        unknown_key_lookup(&client_from(local), url, forwarded)
+            .send()
+            .await,
+    )
+    .await
+    .status()
 }
 
-/// An HTTP client whose connections leave from `local`.
+/// An HTTP client whose connections leave from `local` (herald-testkit's `Api` cannot choose
+/// its source address, so these requests are built here and read with `Reply::read`).
 fn client_from(local: IpAddr) -> reqwest::Client {
     reqwest::Client::builder()
         .local_address(local)
@@ -386,23 +384,17 @@ async fn many_clients_spending_their_failures_do_not_refuse_a_genuine_recovery()
     }
     let fresh = client_from(IpAddr::V4(Ipv4Addr::new(127, 0, 0, 30)));
     let key_id = account.recovery.recipient().key_id;
-    let resp = fresh
-        .get(format!("{url}/keys/backup/{key_id}"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(
-        resp.status().as_u16(),
-        200,
-        "a fresh client's genuine recovery lookup is served"
-    );
-    let unknown = unknown_key_lookup(&fresh, &url, None).send().await.unwrap();
-    expect_error(
-        unknown,
-        ErrorCode::NotFound,
-        "and its own budget is untouched",
+    Reply::read(
+        fresh
+            .get(format!("{url}/keys/backup/{key_id}"))
+            .send()
+            .await,
     )
-    .await;
+    .await
+    .expect_status(200, "a fresh client's genuine recovery lookup is served");
+    Reply::read(unknown_key_lookup(&fresh, &url, None).send().await)
+        .await
+        .error(ErrorCode::NotFound, "and its own budget is untouched");
     relay.shutdown().await;
 }
 

@@ -12,8 +12,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 
 use common::*;
-use herald_testkit::fixtures;
-use reqwest::Method;
+use herald_testkit::{fixtures, Api};
 use serde_json::json;
 
 /// Kills the child if the test fails before it exits.
@@ -77,27 +76,19 @@ async fn every_file_the_relay_creates_is_owner_only() {
     let account = fixtures::create_account(&url).await;
     let conn = fixtures::create_connection(&url, &account, "Agent").await;
     send_from_device(&url, &account, false).await;
-    let resp = call(
-        &url,
-        Method::POST,
-        "/files",
-        Some(&conn.bearer),
-        Some(json!({"name": "encrypted", "type": "application/octet-stream", "size": 5})),
-    )
-    .await;
-    assert_eq!(resp.status().as_u16(), 201, "a file is reserved");
-    let id = resp.json::<serde_json::Value>().await.expect("reservation")["id"]
-        .as_str()
-        .expect("id")
-        .to_owned();
-    let put = reqwest::Client::new()
-        .put(format!("{url}/files/{id}"))
-        .bearer_auth(&conn.bearer)
-        .body(b"hello".to_vec())
-        .send()
+    let agent = Api::new(&url).connection(&conn);
+    let reservation: serde_json::Value = agent
+        .post(
+            "/files",
+            &json!({"name": "encrypted", "type": "application/octet-stream", "size": 5}),
+        )
         .await
-        .expect("the relay answers");
-    assert_eq!(put.status().as_u16(), 200, "the file is uploaded");
+        .ok(201, "a file is reserved");
+    let id = reservation["id"].as_str().expect("id").to_owned();
+    agent
+        .put_bytes(&format!("/files/{id}"), b"hello".to_vec())
+        .await
+        .expect_status(200, "the file is uploaded");
 
     let mut found = Vec::new();
     modes(dir.path(), &mut found);

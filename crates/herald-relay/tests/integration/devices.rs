@@ -17,7 +17,7 @@ use herald_protocol::envelope::{b64_decode, b64_encode};
 use herald_protocol::wire::{CreateAccountResponse, KeysResponse};
 use herald_protocol::{ErrorCode, PairingId};
 use herald_testkit::real::{self, RealAccount, CREATED_AT};
-use herald_testkit::TestRelay;
+use herald_testkit::{Api, Reply, TestRelay};
 use reqwest::Method;
 use serde_json::json;
 
@@ -26,19 +26,20 @@ async fn enrol(
     account: &RealAccount,
     name: &str,
 ) -> (EnrolDeviceResponse, herald_crypto::DeviceKeys) {
-    let (resp, keys) = try_enrol(url, account, name).await;
-    assert_eq!(
-        resp.status().as_u16(),
-        201,
-        "enrolment with an AIK-signed certificate"
-    );
-    (resp.json().await.unwrap(), keys)
+    let (reply, keys) = try_enrol(url, account, name).await;
+    (
+        reply.ok(201, "enrolment with an AIK-signed certificate"),
+        keys,
+    )
 }
 
+/// `GET /keys` as `token`, expecting 200.
 async fn keys(url: &str, token: &str) -> KeysResponse {
-    let resp = call(url, Method::GET, "/keys", Some(token), None).await;
-    assert_eq!(resp.status().as_u16(), 200, "GET /keys");
-    resp.json().await.unwrap()
+    Api::new(url)
+        .bearer(token)
+        .get("/keys")
+        .await
+        .ok(200, "GET /keys")
 }
 
 #[tokio::test]
@@ -47,20 +48,11 @@ async fn the_recovery_backup_is_found_by_key_id_and_a_signed_device_enrols() {
     let url = &relay.url;
     let a = real::create_account(url).await;
     let key_id = a.recovery.recipient().key_id;
-    let resp = call(
-        url,
-        Method::GET,
-        &format!("/keys/backup/{key_id}"),
-        None,
-        None,
-    )
-    .await;
-    assert_eq!(
-        resp.status().as_u16(),
-        200,
-        "the backup is served without a credential"
-    );
-    let found: RecoveryBundle = resp.json().await.unwrap();
+    let found: RecoveryBundle = relay
+        .api()
+        .get(&format!("/keys/backup/{key_id}"))
+        .await
+        .ok(200, "the backup is served without a credential");
     let opened = herald_crypto::open_bundle_with_recovery(
         &b64_decode(&found.sealed_bundle).unwrap(),
         &a.recovery,
@@ -68,15 +60,11 @@ async fn the_recovery_backup_is_found_by_key_id_and_a_signed_device_enrols() {
     .expect("the recovery key opens what the relay served");
     assert_eq!(opened.account_id(), a.account_id, "the same account");
     let unknown = herald_crypto::RecoveryKey::generate().recipient().key_id;
-    let resp = call(
-        url,
-        Method::GET,
-        &format!("/keys/backup/{unknown}"),
-        None,
-        None,
-    )
-    .await;
-    expect_error(resp, ErrorCode::NotFound, "an unknown recovery key id").await;
+    relay
+        .api()
+        .get(&format!("/keys/backup/{unknown}"))
+        .await
+        .error(ErrorCode::NotFound, "an unknown recovery key id");
 
     let (enrolled, _) = enrol(url, &a, "Second laptop").await;
     assert_eq!(
@@ -99,15 +87,11 @@ async fn the_recovery_backup_is_found_by_key_id_and_a_signed_device_enrols() {
         &keys2.public(),
         CREATED_AT,
     );
-    let resp = call(
-        url,
-        Method::POST,
-        "/keys/devices",
-        None,
-        Some(json!({"certificate": dup})),
-    )
-    .await;
-    let body = expect_error(resp, ErrorCode::InvalidRequest, "a device id that exists").await;
+    let body = relay
+        .api()
+        .post("/keys/devices", &json!({"certificate": dup}))
+        .await
+        .error(ErrorCode::InvalidRequest, "a device id that exists");
     assert_eq!(
         body.fields,
         vec!["certificate.deviceId".to_string()],
@@ -125,20 +109,14 @@ async fn the_recovery_backup_is_found_by_key_id_and_a_signed_device_enrols() {
         cert.payload = honest.payload; // names this account; signature by the stranger
         cert
     };
-    let resp = call(
-        url,
-        Method::POST,
-        "/keys/devices",
-        None,
-        Some(json!({"certificate": forged})),
-    )
-    .await;
-    expect_error(
-        resp,
-        ErrorCode::BadSignature,
-        "a certificate not signed by the account's AIK",
-    )
-    .await;
+    relay
+        .api()
+        .post("/keys/devices", &json!({"certificate": forged}))
+        .await
+        .error(
+            ErrorCode::BadSignature,
+            "a certificate not signed by the account's AIK",
+        );
     let foreign = stranger.certify_device(
         &herald_crypto::new_device_id(),
         "foreign",
@@ -146,20 +124,11 @@ async fn the_recovery_backup_is_found_by_key_id_and_a_signed_device_enrols() {
         &herald_crypto::DeviceKeys::generate().public(),
         CREATED_AT,
     );
-    let resp = call(
-        url,
-        Method::POST,
-        "/keys/devices",
-        None,
-        Some(json!({"certificate": foreign})),
-    )
-    .await;
-    expect_error(
-        resp,
-        ErrorCode::NotFound,
-        "an account the relay does not know",
-    )
-    .await;
+    relay
+        .api()
+        .post("/keys/devices", &json!({"certificate": foreign}))
+        .await
+        .error(ErrorCode::NotFound, "an account the relay does not know");
     relay.shutdown().await;
 }
 
@@ -171,20 +140,11 @@ async fn recovery_key_ids_must_match_their_key_and_are_unique() {
     let b = real::create_account(url).await;
     let mut stolen = a.backup();
     stolen.sealed_bundle = b64_encode(b"mine now");
-    let resp = call(
-        url,
-        Method::PUT,
-        "/keys/backup",
-        Some(&b.device_token),
-        Some(serde_json::to_value(&stolen).unwrap()),
-    )
-    .await;
-    let body = expect_error(
-        resp,
+    let b_device = relay.api().bearer(&b.device_token);
+    let body = b_device.put("/keys/backup", &stolen).await.error(
         ErrorCode::InvalidRequest,
         "another account's recovery key id",
-    )
-    .await;
+    );
     assert_eq!(
         body.fields,
         vec!["recoveryKeyId".to_string()],
@@ -192,20 +152,10 @@ async fn recovery_key_ids_must_match_their_key_and_are_unique() {
     );
     let mut wrong = b.backup();
     wrong.recovery_key_id = a.recovery.recipient().key_id;
-    let resp = call(
-        url,
-        Method::PUT,
-        "/keys/backup",
-        Some(&b.device_token),
-        Some(serde_json::to_value(&wrong).unwrap()),
-    )
-    .await;
-    expect_error(
-        resp,
-        ErrorCode::InvalidRequest,
-        "a key id that is not the key's",
-    )
-    .await;
+    b_device
+        .put("/keys/backup", &wrong)
+        .await
+        .error(ErrorCode::InvalidRequest, "a key id that is not the key's");
     relay.shutdown().await;
 }
 
@@ -216,17 +166,11 @@ async fn revoking_a_device_rotates_the_key_atomically() {
     let a = real::create_account(url).await;
     let (laptop, _) = enrol(url, &a, "Laptop").await;
     let (phone, phone_keys) = enrol(url, &a, "Phone").await;
-    let list: DeviceList = call(
-        url,
-        Method::GET,
-        "/keys/devices",
-        Some(&a.device_token),
-        None,
-    )
-    .await
-    .json()
-    .await
-    .unwrap();
+    let device = relay.api().bearer(&a.device_token);
+    let list: DeviceList = device
+        .get("/keys/devices")
+        .await
+        .ok(200, "the device lists the account's devices");
     assert_eq!(list.devices.len(), 3, "three devices listed");
     assert!(
         list.devices
@@ -241,67 +185,47 @@ async fn revoking_a_device_rotates_the_key_atomically() {
     let ph = (phone.device_id.clone(), phone_keys.recipient());
     let path = format!("/keys/devices/{}", laptop.device_id);
 
-    let resp = call(
-        url,
-        Method::DELETE,
-        &format!("/keys/devices/{}", a.device_id),
-        Some(&a.device_token),
-        Some(rotation(&a, &rotated, std::slice::from_ref(&ph))),
+    let revoke = |path: String, body: serde_json::Value| {
+        let device = device.clone();
+        async move { device.send(Method::DELETE, &path, Some(&body)).await }
+    };
+    revoke(
+        format!("/keys/devices/{}", a.device_id),
+        rotation(&a, &rotated, std::slice::from_ref(&ph)),
     )
-    .await;
-    expect_error(
-        resp,
-        ErrorCode::CannotRevokeSelf,
-        "a device revoking itself",
+    .await
+    .error(ErrorCode::CannotRevokeSelf, "a device revoking itself");
+    revoke(
+        path.clone(),
+        rotation(&a, &rotated, std::slice::from_ref(&me)),
     )
-    .await;
-    let resp = call(
-        url,
-        Method::DELETE,
-        &path,
-        Some(&a.device_token),
-        Some(rotation(&a, &rotated, std::slice::from_ref(&me))),
-    )
-    .await;
-    expect_error(
-        resp,
+    .await
+    .error(
         ErrorCode::KeysChanged,
         "a bundle missing for a remaining device",
-    )
-    .await;
+    );
     let mut twice = rotated.clone();
     twice.rotate_encryption_key();
-    let resp = call(
-        url,
-        Method::DELETE,
-        &path,
-        Some(&a.device_token),
-        Some(rotation(&a, &twice, &[me.clone(), ph.clone()])),
+    revoke(
+        path.clone(),
+        rotation(&a, &twice, &[me.clone(), ph.clone()]),
     )
-    .await;
-    expect_error(resp, ErrorCode::KeysChanged, "an epoch that skips one").await;
+    .await
+    .error(ErrorCode::KeysChanged, "an epoch that skips one");
     assert_eq!(
         keys(url, &laptop.device_token).await.encryption_keys.len(),
         1,
         "nothing changed on refusal"
     );
 
-    let resp = call(
-        url,
-        Method::DELETE,
-        &path,
-        Some(&a.device_token),
-        Some(rotation(&a, &rotated, &[me, ph])),
-    )
-    .await;
-    assert_eq!(resp.status().as_u16(), 204, "revoked and rotated");
-    let resp = call(url, Method::GET, "/keys", Some(&laptop.device_token), None).await;
-    expect_error(
-        resp,
+    revoke(path.clone(), rotation(&a, &rotated, &[me, ph]))
+        .await
+        .expect_status(204, "revoked and rotated");
+    let laptop_device = relay.api().bearer(&laptop.device_token);
+    laptop_device.get("/keys").await.error(
         ErrorCode::Unauthorized,
         "the revoked device's session is refused at once",
-    )
-    .await;
+    );
     let k = keys(url, &phone.device_token).await;
     assert_eq!(k.encryption_keys.len(), 2, "epoch 2 is certified");
     assert_eq!(k.devices.len(), 2, "the revoked device left GET /keys");
@@ -319,17 +243,12 @@ async fn revoking_a_device_rotates_the_key_atomically() {
         "and the relay's revocation time: {}",
         k.revoked_devices[0].revoked_at
     );
-    let b: DeviceBundleResponse = call(
-        url,
-        Method::GET,
-        "/keys/bundle",
-        Some(&phone.device_token),
-        None,
-    )
-    .await
-    .json()
-    .await
-    .unwrap();
+    let b: DeviceBundleResponse = relay
+        .api()
+        .bearer(&phone.device_token)
+        .get("/keys/bundle")
+        .await
+        .ok(200, "the phone reads its bundle");
     assert_eq!(b.epoch, 2, "the phone's bundle is of epoch 2");
     let opened = open_bundle_for_device(
         &b64_decode(&b.sealed_bundle).unwrap(),
@@ -339,17 +258,11 @@ async fn revoking_a_device_rotates_the_key_atomically() {
     )
     .unwrap();
     assert_eq!(opened.epochs(), vec![1, 2], "the phone opens both epochs");
-    let backup: RecoveryBundle = call(
-        url,
-        Method::GET,
-        &format!("/keys/backup/{}", a.recovery.recipient().key_id),
-        None,
-        None,
-    )
-    .await
-    .json()
-    .await
-    .unwrap();
+    let backup: RecoveryBundle = relay
+        .api()
+        .get(&format!("/keys/backup/{}", a.recovery.recipient().key_id))
+        .await
+        .ok(200, "the backup is served without a credential");
     let recovered = herald_crypto::open_bundle_with_recovery(
         &b64_decode(&backup.sealed_bundle).unwrap(),
         &a.recovery,
@@ -360,32 +273,19 @@ async fn revoking_a_device_rotates_the_key_atomically() {
         vec![1, 2],
         "the recovery backup was re-sealed"
     );
-    let list: DeviceList = call(
-        url,
-        Method::GET,
-        "/keys/devices",
-        Some(&a.device_token),
-        None,
-    )
-    .await
-    .json()
-    .await
-    .unwrap();
+    let list: DeviceList = device
+        .get("/keys/devices")
+        .await
+        .ok(200, "the device lists the account's devices");
     assert!(
         list.devices
             .iter()
             .any(|d| d.id == laptop.device_id && d.revoked_at.is_some()),
         "listed as revoked"
     );
-    let resp = call(
-        url,
-        Method::DELETE,
-        &path,
-        Some(&a.device_token),
-        Some(rotation(&a, &twice, &[])),
-    )
-    .await;
-    expect_error(resp, ErrorCode::NotFound, "revoking twice").await;
+    revoke(path.clone(), rotation(&a, &twice, &[]))
+        .await
+        .error(ErrorCode::NotFound, "revoking twice");
 
     // After the rotation a sender must seal to epoch 2: a device's answer or an agent's
     // message addressed to epoch 1 only is refused, so it reloads the keys.
@@ -403,49 +303,32 @@ async fn revoking_a_device_rotates_the_key_atomically() {
     let mut stale =
         herald_testkit::fixtures::message_request(&a.account_id, conn.principal(), false);
     herald_testkit::fixtures::readdress(&mut stale.envelope, &a.keys.current_recipient().key_id);
-    let resp = herald_testkit::fixtures::post_message(
-        url,
-        &conn.bearer,
-        &herald_testkit::fixtures::new_idempotency_key(),
-        &stale,
-    )
-    .await;
-    expect_error(
-        resp,
-        ErrorCode::KeysChanged,
-        "a message sealed to the rotated-out key",
-    )
-    .await;
+    relay
+        .api()
+        .bearer(&conn.bearer)
+        .post_message(&herald_testkit::fixtures::new_idempotency_key(), &stale)
+        .await
+        .error(
+            ErrorCode::KeysChanged,
+            "a message sealed to the rotated-out key",
+        );
     let mut fresh =
         herald_testkit::fixtures::message_request(&a.account_id, conn.principal(), false);
     herald_testkit::fixtures::readdress(&mut fresh.envelope, &rotated.current_recipient().key_id);
     send(url, &conn.bearer, &fresh).await;
-    let resp = call(
-        url,
-        Method::GET,
-        "/keys/bundle",
-        Some(&laptop.device_token),
-        None,
-    )
-    .await;
-    expect_error(
-        resp,
-        ErrorCode::Unauthorized,
-        "the revoked device gets no bundle",
-    )
-    .await;
+    laptop_device
+        .get("/keys/bundle")
+        .await
+        .error(ErrorCode::Unauthorized, "the revoked device gets no bundle");
     relay.shutdown().await;
 }
 
-async fn poll(url: &str, id: &PairingId, token: &str) -> reqwest::Response {
-    call(
-        url,
-        Method::GET,
-        &format!("/keys/pairings/{id}"),
-        Some(token),
-        None,
-    )
-    .await
+/// `GET /keys/pairings/{id}` as `token` (the poll token, or a device); the reply unchecked.
+async fn poll(url: &str, id: &PairingId, token: &str) -> Reply {
+    Api::new(url)
+        .bearer(token)
+        .get(&format!("/keys/pairings/{id}"))
+        .await
 }
 
 #[tokio::test]
@@ -456,127 +339,76 @@ async fn a_pairing_takes_one_response_and_hands_the_session_over_once() {
     let b = real::create_account(url).await;
     let (id, created) = new_pairing(url).await;
     assert!(created.poll_token.starts_with("hdp_"), "a poll token");
-    let resp = call(
-        url,
-        Method::POST,
-        "/keys/pairings",
-        None,
-        Some(pairing_body(&id)),
-    )
-    .await;
-    expect_error(resp, ErrorCode::PairingIdTaken, "the same pairing id twice").await;
+    relay
+        .api()
+        .post("/keys/pairings", &pairing_body(&id))
+        .await
+        .error(ErrorCode::PairingIdTaken, "the same pairing id twice");
 
-    let list: PairingList = call(
-        url,
-        Method::GET,
-        "/keys/pairings",
-        Some(&a.device_token),
-        None,
-    )
-    .await
-    .json()
-    .await
-    .unwrap();
+    let a_device = relay.api().bearer(&a.device_token);
+    let b_device = relay.api().bearer(&b.device_token);
+    let list: PairingList = a_device
+        .get("/keys/pairings")
+        .await
+        .ok(200, "a device lists the pairing requests");
     assert!(
         list.pairings
             .iter()
             .any(|p| p.id == id && p.name == "New laptop"),
         "listed to devices"
     );
-    let resp = call(
-        url,
-        Method::GET,
-        &format!("/keys/pairings/{id}"),
-        None,
-        None,
-    )
-    .await;
-    expect_error(
-        resp,
-        ErrorCode::Unauthorized,
-        "polling needs the poll token",
-    )
-    .await;
-    let resp = poll(url, &id, "hdp_not-the-token").await;
-    expect_error(resp, ErrorCode::Unauthorized, "a wrong poll token").await;
+    let path = format!("/keys/pairings/{id}");
+    relay
+        .api()
+        .get(&path)
+        .await
+        .error(ErrorCode::Unauthorized, "polling needs the poll token");
+    poll(url, &id, "hdp_not-the-token")
+        .await
+        .error(ErrorCode::Unauthorized, "a wrong poll token");
     let state: PairingState = poll(url, &id, &created.poll_token)
         .await
-        .json()
-        .await
-        .unwrap();
+        .ok(200, "the new device polls");
     assert_eq!(state.status, PairingStatus::Pending, "pending");
 
-    let path = format!("/keys/pairings/{id}");
-    let resp = call(
-        url,
-        Method::POST,
-        &format!("{path}/response"),
-        Some(&a.device_token),
-        Some(response_body()),
-    )
-    .await;
-    assert_eq!(
-        resp.status().as_u16(),
-        204,
-        "the first response is accepted"
-    );
-    let resp = call(
-        url,
-        Method::POST,
-        &format!("{path}/response"),
-        Some(&b.device_token),
-        Some(response_body()),
-    )
-    .await;
-    expect_error(
-        resp,
-        ErrorCode::PairingClaimed,
-        "a second response (one attempt per code)",
-    )
-    .await;
-    let list: PairingList = call(
-        url,
-        Method::GET,
-        "/keys/pairings",
-        Some(&a.device_token),
-        None,
-    )
-    .await
-    .json()
-    .await
-    .unwrap();
+    a_device
+        .post(&format!("{path}/response"), &response_body())
+        .await
+        .expect_status(204, "the first response is accepted");
+    b_device
+        .post(&format!("{path}/response"), &response_body())
+        .await
+        .error(
+            ErrorCode::PairingClaimed,
+            "a second response (one attempt per code)",
+        );
+    let list: PairingList = a_device
+        .get("/keys/pairings")
+        .await
+        .ok(200, "a device lists the pairing requests");
     assert!(
         list.pairings.iter().all(|p| p.id != id),
         "an answered request leaves the list"
     );
-    let resp = call(url, Method::GET, &path, Some(&b.device_token), None).await;
-    expect_error(
-        resp,
-        ErrorCode::NotFound,
-        "another account's device sees nothing",
-    )
-    .await;
+    b_device
+        .get(&path)
+        .await
+        .error(ErrorCode::NotFound, "another account's device sees nothing");
 
-    let resp = call(
-        url,
-        Method::POST,
-        &format!("{path}/complete"),
-        Some(&a.device_token),
-        Some(json!({"certificate": a.certify_new_device("x").2, "sealedBundle": "AAAA"})),
-    )
-    .await;
-    expect_error(
-        resp,
-        ErrorCode::PairingNotReady,
-        "completing before the new device confirmed",
-    )
-    .await;
+    a_device
+        .post(
+            &format!("{path}/complete"),
+            &json!({"certificate": a.certify_new_device("x").2, "sealedBundle": "AAAA"}),
+        )
+        .await
+        .error(
+            ErrorCode::PairingNotReady,
+            "completing before the new device confirmed",
+        );
 
     let state: PairingState = poll(url, &id, &created.poll_token)
         .await
-        .json()
-        .await
-        .unwrap();
+        .ok(200, "the new device polls");
     let approval = state.approval.expect("the new device sees the approval");
     assert_eq!(
         approval.spake_message,
@@ -589,15 +421,16 @@ async fn a_pairing_takes_one_response_and_hands_the_session_over_once() {
         "and the approving account's statement"
     );
 
-    let resp = confirm(url, &id, &a.device_token).await;
-    expect_error(resp, ErrorCode::Forbidden, "only the new device confirms").await;
-    let resp = confirm(url, &id, &created.poll_token).await;
-    assert_eq!(resp.status().as_u16(), 204, "the new device confirms");
-    let state: PairingState = call(url, Method::GET, &path, Some(&a.device_token), None)
+    confirm(url, &id, &a.device_token)
         .await
-        .json()
+        .error(ErrorCode::Forbidden, "only the new device confirms");
+    confirm(url, &id, &created.poll_token)
         .await
-        .unwrap();
+        .expect_status(204, "the new device confirms");
+    let state: PairingState = a_device
+        .get(&path)
+        .await
+        .ok(200, "the approver reads the request");
     assert_eq!(state.status, PairingStatus::Confirmed, "confirmed");
     assert_eq!(
         state.confirmation,
@@ -608,40 +441,29 @@ async fn a_pairing_takes_one_response_and_hands_the_session_over_once() {
     // The certificate must carry the request's keys.
     let (_, other_keys, wrong) = a.certify_new_device("New laptop");
     drop(other_keys);
-    let resp = call(
-        url,
-        Method::POST,
-        &format!("{path}/complete"),
-        Some(&a.device_token),
-        Some(json!({"certificate": wrong, "sealedBundle": "AAAA"})),
-    )
-    .await;
-    expect_error(
-        resp,
-        ErrorCode::InvalidRequest,
-        "a certificate for other keys",
-    )
-    .await;
+    a_device
+        .post(
+            &format!("{path}/complete"),
+            &json!({"certificate": wrong, "sealedBundle": "AAAA"}),
+        )
+        .await
+        .error(ErrorCode::InvalidRequest, "a certificate for other keys");
     let device_id = herald_crypto::new_device_id();
     let public = herald_crypto::DevicePublic::from_keys([1u8; 32], [2u8; 32]);
     let cert = a
         .keys
         .certify_device(&device_id, "New laptop", "linux", &public, CREATED_AT);
-    let resp = call(
-        url,
-        Method::POST,
-        &format!("{path}/complete"),
-        Some(&a.device_token),
-        Some(json!({"certificate": cert, "sealedBundle": "AAAA"})),
-    )
-    .await;
-    assert_eq!(resp.status().as_u16(), 201, "completed");
+    a_device
+        .post(
+            &format!("{path}/complete"),
+            &json!({"certificate": cert, "sealedBundle": "AAAA"}),
+        )
+        .await
+        .expect_status(201, "completed");
 
     let state: PairingState = poll(url, &id, &created.poll_token)
         .await
-        .json()
-        .await
-        .unwrap();
+        .ok(200, "the new device polls");
     assert_eq!(state.status, PairingStatus::Completed, "completed");
     let completion = state.completion.expect("the completion");
     let token = completion
@@ -650,9 +472,7 @@ async fn a_pairing_takes_one_response_and_hands_the_session_over_once() {
     assert_eq!(completion.device_id, device_id, "for the certified device");
     let again: PairingState = poll(url, &id, &created.poll_token)
         .await
-        .json()
-        .await
-        .unwrap();
+        .ok(200, "the new device polls again");
     assert!(
         again
             .completion
@@ -678,38 +498,18 @@ async fn a_pairing_expires_after_ten_minutes_and_a_failed_one_is_burned() {
     let a = real::create_account(url).await;
     let (id, created) = new_pairing(url).await;
     relay.clock().advance(chrono::TimeDelta::seconds(600));
-    let resp = poll(url, &id, &created.poll_token).await;
-    expect_error(
-        resp,
-        ErrorCode::PairingExpired,
-        "polling an expired request",
-    )
-    .await;
-    let resp = call(
-        url,
-        Method::POST,
-        &format!("/keys/pairings/{id}/response"),
-        Some(&a.device_token),
-        Some(response_body()),
-    )
-    .await;
-    expect_error(
-        resp,
-        ErrorCode::PairingExpired,
-        "answering an expired request",
-    )
-    .await;
-    let list: PairingList = call(
-        url,
-        Method::GET,
-        "/keys/pairings",
-        Some(&a.device_token),
-        None,
-    )
-    .await
-    .json()
-    .await
-    .unwrap();
+    poll(url, &id, &created.poll_token)
+        .await
+        .error(ErrorCode::PairingExpired, "polling an expired request");
+    let a_device = relay.api().bearer(&a.device_token);
+    a_device
+        .post(&format!("/keys/pairings/{id}/response"), &response_body())
+        .await
+        .error(ErrorCode::PairingExpired, "answering an expired request");
+    let list: PairingList = a_device
+        .get("/keys/pairings")
+        .await
+        .ok(200, "a device lists the pairing requests");
     assert!(
         list.pairings.iter().all(|p| p.id != id),
         "expired requests are not listed"
@@ -725,63 +525,39 @@ async fn a_pairing_expires_after_ten_minutes_and_a_failed_one_is_burned() {
         1,
         "then the sweeper deletes it"
     );
-    let resp = poll(url, &id, &created.poll_token).await;
-    assert_eq!(
-        resp.status().as_u16(),
-        401,
-        "its poll token is gone with it"
-    );
+    poll(url, &id, &created.poll_token)
+        .await
+        .expect_status(401, "its poll token is gone with it");
 
     let (id, created) = new_pairing(url).await;
     let path = format!("/keys/pairings/{id}");
-    let resp = call(
-        url,
-        Method::POST,
-        &format!("{path}/response"),
-        Some(&a.device_token),
-        Some(response_body()),
-    )
-    .await;
-    assert_eq!(resp.status().as_u16(), 204, "answered");
-    let resp = call(
-        url,
-        Method::POST,
-        &format!("{path}/failed"),
-        Some(&created.poll_token),
-        None,
-    )
-    .await;
-    assert_eq!(
-        resp.status().as_u16(),
-        204,
-        "the new device reports a wrong code"
-    );
-    let state: PairingState = call(url, Method::GET, &path, Some(&a.device_token), None)
+    a_device
+        .post(&format!("{path}/response"), &response_body())
         .await
-        .json()
+        .expect_status(204, "answered");
+    relay
+        .api()
+        .bearer(&created.poll_token)
+        .post_empty(&format!("{path}/failed"))
         .await
-        .unwrap();
+        .expect_status(204, "the new device reports a wrong code");
+    let state: PairingState = a_device
+        .get(&path)
+        .await
+        .ok(200, "the approver reads the request");
     assert_eq!(
         state.status,
         PairingStatus::Failed,
         "the approver sees the failure"
     );
-    let resp = confirm(url, &id, &created.poll_token).await;
-    expect_error(
-        resp,
+    confirm(url, &id, &created.poll_token).await.error(
         ErrorCode::PairingFailed,
         "a burned request takes no confirmation",
-    )
-    .await;
-    let resp = call(
-        url,
-        Method::POST,
-        &format!("{path}/response"),
-        Some(&a.device_token),
-        Some(response_body()),
-    )
-    .await;
-    expect_error(resp, ErrorCode::PairingFailed, "nor another response").await;
+    );
+    a_device
+        .post(&format!("{path}/response"), &response_body())
+        .await
+        .error(ErrorCode::PairingFailed, "nor another response");
     relay.shutdown().await;
 }
 
@@ -821,25 +597,18 @@ async fn reset_replaces_the_account_and_signs_every_device_out() {
             "sealedBundle": b64_encode(&herald_crypto::seal_bundle_to_recovery(&fresh, &recovery).unwrap()),
         },
     });
-    let resp = call(
-        url,
-        Method::POST,
-        "/keys/reset",
-        Some(&conn.bearer),
-        Some(body.clone()),
-    )
-    .await;
-    expect_error(resp, ErrorCode::Forbidden, "a connection cannot reset").await;
-    let resp = call(
-        url,
-        Method::POST,
-        "/keys/reset",
-        Some(&a.device_token),
-        Some(body),
-    )
-    .await;
-    assert_eq!(resp.status().as_u16(), 201, "reset");
-    let created: CreateAccountResponse = resp.json().await.unwrap();
+    relay
+        .api()
+        .bearer(&conn.bearer)
+        .post("/keys/reset", &body)
+        .await
+        .error(ErrorCode::Forbidden, "a connection cannot reset");
+    let created: CreateAccountResponse = relay
+        .api()
+        .bearer(&a.device_token)
+        .post("/keys/reset", &body)
+        .await
+        .ok(201, "reset");
     assert_eq!(
         created.account_id,
         fresh.account_id(),
@@ -850,8 +619,12 @@ async fn reset_replaces_the_account_and_signs_every_device_out() {
         (&other.device_token, "another device"),
         (&conn.bearer, "a connection"),
     ] {
-        let resp = call(url, Method::GET, "/keys", Some(token), None).await;
-        expect_error(resp, ErrorCode::Unauthorized, who).await;
+        relay
+            .api()
+            .bearer(token)
+            .get("/keys")
+            .await
+            .error(ErrorCode::Unauthorized, who);
     }
     let page = feed(
         url,
@@ -861,15 +634,11 @@ async fn reset_replaces_the_account_and_signs_every_device_out() {
     )
     .await;
     assert!(page.records.is_empty(), "the new account starts empty");
-    let resp = call(
-        url,
-        Method::GET,
-        &format!("/keys/backup/{}", a.recovery.recipient().key_id),
-        None,
-        None,
-    )
-    .await;
-    expect_error(resp, ErrorCode::NotFound, "the old backup is gone").await;
+    relay
+        .api()
+        .get(&format!("/keys/backup/{}", a.recovery.recipient().key_id))
+        .await
+        .error(ErrorCode::NotFound, "the old backup is gone");
     let k = keys(url, &created.device_token).await;
     assert_eq!(k.devices.len(), 1, "one device in the new account");
     relay.shutdown().await;
@@ -878,29 +647,16 @@ async fn reset_replaces_the_account_and_signs_every_device_out() {
 #[tokio::test]
 async fn failed_unauthenticated_lookups_are_rate_limited() {
     let relay = TestRelay::start_with_manual_clock().await;
-    let url = &relay.url;
     let mut limited = false;
     for _ in 0..=120 {
         let unknown = herald_crypto::RecoveryKey::generate().recipient().key_id;
-        let resp = call(
-            url,
-            Method::GET,
-            &format!("/keys/backup/{unknown}"),
-            None,
-            None,
-        )
-        .await;
-        if resp.status().as_u16() == 429 {
-            expect_error(resp, ErrorCode::RateLimited, "past the failure budget").await;
+        let reply = relay.api().get(&format!("/keys/backup/{unknown}")).await;
+        if reply.status() == 429 {
+            reply.error(ErrorCode::RateLimited, "past the failure budget");
             limited = true;
             break;
         }
-        expect_error(
-            resp,
-            ErrorCode::NotFound,
-            "an unknown key id within the budget",
-        )
-        .await;
+        reply.error(ErrorCode::NotFound, "an unknown key id within the budget");
     }
     assert!(
         limited,
@@ -908,19 +664,10 @@ async fn failed_unauthenticated_lookups_are_rate_limited() {
     );
     relay.clock().advance(chrono::TimeDelta::seconds(60));
     let unknown = herald_crypto::RecoveryKey::generate().recipient().key_id;
-    let resp = call(
-        url,
-        Method::GET,
-        &format!("/keys/backup/{unknown}"),
-        None,
-        None,
-    )
-    .await;
-    expect_error(
-        resp,
-        ErrorCode::NotFound,
-        "the next minute has a fresh budget",
-    )
-    .await;
+    relay
+        .api()
+        .get(&format!("/keys/backup/{unknown}"))
+        .await
+        .error(ErrorCode::NotFound, "the next minute has a fresh budget");
     relay.shutdown().await;
 }

@@ -12,7 +12,6 @@ use herald_protocol::wire::MessagePage;
 use herald_protocol::{ErrorCode, Revision};
 use herald_testkit::fixtures;
 use herald_testkit::TestRelay;
-use reqwest::Method;
 use tokio_tungstenite::tungstenite::Message;
 
 #[tokio::test]
@@ -87,15 +86,12 @@ async fn feed_query_is_validated() {
         ("limit=0", "limit"),
         ("limit=501", "limit"),
     ] {
-        let resp = call(
-            &relay.url,
-            Method::GET,
-            &format!("/messages?{query}"),
-            Some(&account.device_token),
-            None,
-        )
-        .await;
-        let body = expect_error(resp, ErrorCode::InvalidRequest, query).await;
+        let body = relay
+            .api()
+            .device(&account)
+            .get(&format!("/messages?{query}"))
+            .await
+            .error(ErrorCode::InvalidRequest, query);
         assert_eq!(body.fields, vec![field], "{query} names {field}");
     }
     relay.shutdown().await;
@@ -130,15 +126,12 @@ async fn connection_feed_has_only_its_own_messages() {
         3,
         "the device sees every message of the account"
     );
-    let resp = call(
-        &relay.url,
-        Method::GET,
-        &format!("/messages/{}", from_a.id),
-        Some(&b.bearer),
-        None,
-    )
-    .await;
-    expect_error(resp, ErrorCode::NotFound, "B cannot read A's message").await;
+    relay
+        .api()
+        .connection(&b)
+        .get(&format!("/messages/{}", from_a.id))
+        .await
+        .error(ErrorCode::NotFound, "B cannot read A's message");
     relay.shutdown().await;
 }
 
@@ -162,15 +155,12 @@ async fn ws_sends_sync_on_connect_and_after_each_change() {
     );
 
     let body = fixtures::answer_request(&account, &first.id);
-    let resp = call(
-        &relay.url,
-        Method::POST,
-        &format!("/messages/{}/answer", first.id),
-        Some(&account.device_token),
-        Some(serde_json::to_value(&body).unwrap()),
-    )
-    .await;
-    assert_eq!(resp.status().as_u16(), 200, "answer accepted");
+    relay
+        .api()
+        .device(&account)
+        .post(&format!("/messages/{}/answer", first.id), &body)
+        .await
+        .expect_status(200, "answer accepted");
     let answered_rev = next_sync(&mut socket).await;
     assert!(
         answered_rev > second.revision,
@@ -206,17 +196,12 @@ async fn ws_of_a_connection_hears_only_its_own_messages() {
     );
 
     let body = fixtures::answer_request(&account, &own.id);
-    let answered: herald_protocol::wire::MessageRecord = call(
-        &relay.url,
-        Method::POST,
-        &format!("/messages/{}/answer", own.id),
-        Some(&account.device_token),
-        Some(serde_json::to_value(&body).unwrap()),
-    )
-    .await
-    .json()
-    .await
-    .unwrap();
+    let answered: herald_protocol::wire::MessageRecord = relay
+        .api()
+        .device(&account)
+        .post(&format!("/messages/{}/answer", own.id), &body)
+        .await
+        .ok(200, "the device answers A's request");
     assert_eq!(
         next_sync(&mut socket).await,
         answered.revision,
@@ -254,19 +239,12 @@ async fn gap_after_reconnect_is_fetched_without_a_skip() {
     let request = send_from_device(&relay.url, &account, true).await;
     written.insert(request.id.clone());
     let body = fixtures::answer_request(&account, &request.id);
-    let resp = call(
-        &relay.url,
-        Method::POST,
-        &format!("/messages/{}/answer", request.id),
-        Some(&account.device_token),
-        Some(serde_json::to_value(&body).unwrap()),
-    )
-    .await;
-    assert_eq!(
-        resp.status().as_u16(),
-        200,
-        "answered while the socket was down"
-    );
+    relay
+        .api()
+        .device(&account)
+        .post(&format!("/messages/{}/answer", request.id), &body)
+        .await
+        .expect_status(200, "answered while the socket was down");
 
     // Reconnect: the sync frame names the head; paging from the old cursor fetches it all.
     let mut socket = connect_ws(&relay.ws_url(), &account.device_token).await;
@@ -312,15 +290,12 @@ async fn ws_of_a_revoked_connection_is_closed() {
     let conn = fixtures::create_connection(&relay.url, &account, "Agent").await;
     let mut socket = connect_ws(&relay.ws_url(), &conn.bearer).await;
     next_sync(&mut socket).await;
-    let resp = call(
-        &relay.url,
-        Method::DELETE,
-        &format!("/connections/{}", conn.connection_id),
-        Some(&account.device_token),
-        None,
-    )
-    .await;
-    assert_eq!(resp.status().as_u16(), 204, "revoked");
+    relay
+        .api()
+        .device(&account)
+        .delete(&format!("/connections/{}", conn.connection_id))
+        .await
+        .expect_status(204, "revoked");
     match next_message(&mut socket).await {
         Some(Ok(Message::Close(Some(frame)))) => {
             assert_eq!(

@@ -11,71 +11,57 @@ use herald_protocol::wire::SendMessageRequest;
 use herald_protocol::{ErrorCode, FileId};
 use herald_relay::Clock;
 use herald_testkit::fixtures::{self, TestAccount, TestConnection};
-use herald_testkit::TestRelay;
-use reqwest::{Method, Response};
+use herald_testkit::{Api, Reply, TestRelay};
 use serde_json::json;
 
-fn http() -> reqwest::Client {
-    reqwest::Client::new()
-}
-
-async fn reserve_raw(url: &str, bearer: &str, body: serde_json::Value) -> Response {
-    call(url, Method::POST, "/files", Some(bearer), Some(body)).await
+/// `POST /files` with `body` as `bearer`; the reply unchecked.
+async fn reserve_raw(url: &str, bearer: &str, body: serde_json::Value) -> Reply {
+    Api::new(url).bearer(bearer).post("/files", &body).await
 }
 
 /// Reserves `size` bytes and returns the reservation.
 async fn reserve(url: &str, bearer: &str, size: u64) -> FileReservation {
-    let resp = reserve_raw(
+    reserve_raw(
         url,
         bearer,
         json!({"name": "encrypted", "type": "application/octet-stream", "size": size}),
     )
-    .await;
-    let status = resp.status().as_u16();
-    let text = resp.text().await.expect("body");
-    assert_eq!(status, 201, "a reservation is created: {text}");
-    serde_json::from_str(&text).expect("FileReservation")
+    .await
+    .ok(201, "a reservation is created")
 }
 
-async fn put(url: &str, bearer: &str, id: &FileId, bytes: Vec<u8>) -> Response {
-    http()
-        .put(format!("{url}/files/{id}"))
-        .bearer_auth(bearer)
-        .body(bytes)
-        .send()
+/// `PUT /files/{id}` with `bytes` (with Content-Length); the reply unchecked.
+async fn put(url: &str, bearer: &str, id: &FileId, bytes: Vec<u8>) -> Reply {
+    Api::new(url)
+        .bearer(bearer)
+        .put_bytes(&format!("/files/{id}"), bytes)
         .await
-        .expect("the relay answers")
 }
 
 /// A PUT without Content-Length (chunked), so the relay must count.
-async fn put_chunked(url: &str, bearer: &str, id: &FileId, chunks: Vec<Vec<u8>>) -> Response {
+async fn put_chunked(url: &str, bearer: &str, id: &FileId, chunks: Vec<Vec<u8>>) -> Reply {
     let stream =
         futures_util::stream::iter(chunks.into_iter().map(Ok::<_, std::convert::Infallible>));
-    http()
-        .put(format!("{url}/files/{id}"))
-        .bearer_auth(bearer)
-        .body(reqwest::Body::wrap_stream(stream))
-        .send()
+    Api::new(url)
+        .bearer(bearer)
+        .put_bytes(&format!("/files/{id}"), reqwest::Body::wrap_stream(stream))
         .await
-        .expect("the relay answers")
 }
 
-async fn get(url: &str, bearer: &str, id: &FileId) -> Response {
-    call(
-        url,
-        Method::GET,
-        &format!("/files/{id}"),
-        Some(bearer),
-        None,
-    )
-    .await
+/// `GET /files/{id}` as `bearer`; the reply unchecked.
+async fn get(url: &str, bearer: &str, id: &FileId) -> Reply {
+    Api::new(url)
+        .bearer(bearer)
+        .get(&format!("/files/{id}"))
+        .await
 }
 
 /// Reserves and uploads `bytes`; returns the file id.
 async fn upload(url: &str, bearer: &str, bytes: &[u8]) -> FileId {
     let r = reserve(url, bearer, bytes.len() as u64).await;
-    let resp = put(url, bearer, &r.id, bytes.to_vec()).await;
-    assert_eq!(resp.status().as_u16(), 200, "the upload completes");
+    put(url, bearer, &r.id, bytes.to_vec())
+        .await
+        .expect_status(200, "the upload completes");
     r.id
 }
 
@@ -84,8 +70,12 @@ fn with_files(mut req: SendMessageRequest, files: &[FileId]) -> SendMessageReque
     req
 }
 
-async fn post(url: &str, bearer: &str, req: &SendMessageRequest) -> Response {
-    fixtures::post_message(url, bearer, &fixtures::new_idempotency_key(), req).await
+/// `POST /messages` with a fresh Idempotency-Key; the reply unchecked.
+async fn post(url: &str, bearer: &str, req: &SendMessageRequest) -> Reply {
+    Api::new(url)
+        .bearer(bearer)
+        .post_message(&fixtures::new_idempotency_key(), req)
+        .await
 }
 
 struct World {
@@ -129,9 +119,9 @@ async fn reserve_upload_attach_download() {
         herald_relay::clock::format_time(now + TimeDelta::minutes(15)),
         "valid for 15 minutes by the relay's clock"
     );
-    let resp = put(url, &w.conn.bearer, &r.id, data.clone()).await;
-    assert_eq!(resp.status().as_u16(), 200, "upload accepted");
-    let done: FileReservation = resp.json().await.expect("reservation");
+    let done: FileReservation = put(url, &w.conn.bearer, &r.id, data.clone())
+        .await
+        .ok(200, "upload accepted");
     assert_eq!(done.id, r.id, "same file");
 
     let stored = w.relay.dir.path().join("files");
@@ -149,53 +139,48 @@ async fn reserve_upload_attach_download() {
         fixtures::message_request(&w.a.account_id, w.conn.principal(), false),
         std::slice::from_ref(&r.id),
     );
-    let resp = post(url, &w.conn.bearer, &req).await;
-    assert_eq!(resp.status().as_u16(), 201, "the message carries the file");
+    post(url, &w.conn.bearer, &req)
+        .await
+        .expect_status(201, "the message carries the file");
 
     for (who, bearer) in [
         ("the sender", &w.conn.bearer),
         ("a device", &w.a.device_token),
     ] {
-        let resp = get(url, bearer, &r.id).await;
-        assert_eq!(resp.status().as_u16(), 200, "{who} downloads");
+        let reply = get(url, bearer, &r.id).await;
+        reply.expect_status(200, &format!("{who} downloads"));
         assert_eq!(
-            resp.headers()
-                .get("content-length")
-                .and_then(|v| v.to_str().ok()),
+            reply.header("content-length"),
             Some("300000"),
             "{who}: Content-Length"
         );
-        let body = resp.bytes().await.expect("body");
-        assert!(body[..] == data[..], "{who}: the same bytes");
+        assert!(reply.bytes() == &data[..], "{who}: the same bytes");
     }
     for (who, bearer) in [
         ("another connection", &w.other_conn.bearer),
         ("another account's device", &w.b.device_token),
     ] {
-        expect_error(get(url, bearer, &r.id).await, ErrorCode::NotFound, who).await;
+        get(url, bearer, &r.id)
+            .await
+            .error(ErrorCode::NotFound, who);
     }
     // Time passes; an attached file lives as long as its message.
     w.relay.clock().advance(TimeDelta::hours(2));
     w.relay.state.sweep_files().await.expect("sweep");
-    let resp = get(url, &w.a.device_token, &r.id).await;
-    assert_eq!(resp.status().as_u16(), 200, "attached files are not swept");
+    get(url, &w.a.device_token, &r.id)
+        .await
+        .expect_status(200, "attached files are not swept");
 
     // Revoking the connection: its bearer is refused at once.
-    let resp = call(
-        url,
-        Method::DELETE,
-        &format!("/connections/{}", w.conn.connection_id),
-        Some(&w.a.device_token),
-        None,
-    )
-    .await;
-    assert_eq!(resp.status().as_u16(), 204, "revoked");
-    expect_error(
-        get(url, &w.conn.bearer, &r.id).await,
-        ErrorCode::Unauthorized,
-        "a revoked connection",
-    )
-    .await;
+    w.relay
+        .api()
+        .device(&w.a)
+        .delete(&format!("/connections/{}", w.conn.connection_id))
+        .await
+        .expect_status(204, "revoked");
+    get(url, &w.conn.bearer, &r.id)
+        .await
+        .error(ErrorCode::Unauthorized, "a revoked connection");
 }
 
 #[tokio::test]
@@ -234,15 +219,16 @@ async fn reservations_must_be_exact() {
         ),
     ];
     for (what, req, code, field) in cases {
-        let err = expect_error(reserve_raw(url, bearer, req).await, code, what).await;
+        let err = reserve_raw(url, bearer, req).await.error(code, what);
         assert_eq!(err.fields, [field], "{what}: names {field}");
     }
-    let err = expect_error(
-        reserve_raw(url, bearer, json!({"name": "encrypted", "type": "application/octet-stream", "size": 5, "sha256": "x"})).await,
-        ErrorCode::BadRequest,
-        "unknown keys",
+    let err = reserve_raw(
+        url,
+        bearer,
+        json!({"name": "encrypted", "type": "application/octet-stream", "size": 5, "sha256": "x"}),
     )
-    .await;
+    .await
+    .error(ErrorCode::BadRequest, "unknown keys");
     assert!(
         err.message.contains("sha256"),
         "names the key: {}",
@@ -250,19 +236,14 @@ async fn reservations_must_be_exact() {
     );
     let max = reserve(url, bearer, MAX_FILE_BYTES).await;
     assert_eq!(max.size, MAX_FILE_BYTES, "exactly 100 MiB may be reserved");
-    expect_error(
-        call(
-            url,
-            Method::POST,
+    w.relay
+        .api()
+        .post(
             "/files",
-            None,
-            Some(body("encrypted", "application/octet-stream", json!(5))),
+            &body("encrypted", "application/octet-stream", json!(5)),
         )
-        .await,
-        ErrorCode::Unauthorized,
-        "no credential",
-    )
-    .await;
+        .await
+        .error(ErrorCode::Unauthorized, "no credential");
 }
 
 #[tokio::test]
@@ -270,70 +251,42 @@ async fn uploads_take_exactly_the_size_once_in_time() {
     let w = world().await;
     let (url, bearer) = (&w.relay.url, &w.conn.bearer);
     let r = reserve(url, bearer, 1000).await;
-    expect_error(
-        put(url, bearer, &r.id, bytes(999)).await,
-        ErrorCode::FileTooShort,
-        "one byte short",
-    )
-    .await;
-    expect_error(
-        put(url, bearer, &r.id, bytes(1001)).await,
-        ErrorCode::FileTooLong,
-        "one byte long",
-    )
-    .await;
-    expect_error(
-        put_chunked(url, bearer, &r.id, vec![bytes(600), bytes(399)]).await,
-        ErrorCode::FileTooShort,
-        "short without Content-Length",
-    )
-    .await;
-    expect_error(
-        put_chunked(url, bearer, &r.id, vec![bytes(600), bytes(401)]).await,
-        ErrorCode::FileTooLong,
-        "long without Content-Length",
-    )
-    .await;
-    expect_error(
-        put(url, &w.other_conn.bearer, &r.id, bytes(1000)).await,
-        ErrorCode::NotFound,
-        "someone else's reservation",
-    )
-    .await;
-    let resp = put_chunked(url, bearer, &r.id, vec![bytes(500), bytes(500)]).await;
-    assert_eq!(
-        resp.status().as_u16(),
-        200,
-        "failed tries leave the reservation open"
-    );
-    expect_error(
-        put(url, bearer, &r.id, bytes(1000)).await,
-        ErrorCode::FileAlreadyUploaded,
-        "a second upload",
-    )
-    .await;
+    put(url, bearer, &r.id, bytes(999))
+        .await
+        .error(ErrorCode::FileTooShort, "one byte short");
+    put(url, bearer, &r.id, bytes(1001))
+        .await
+        .error(ErrorCode::FileTooLong, "one byte long");
+    put_chunked(url, bearer, &r.id, vec![bytes(600), bytes(399)])
+        .await
+        .error(ErrorCode::FileTooShort, "short without Content-Length");
+    put_chunked(url, bearer, &r.id, vec![bytes(600), bytes(401)])
+        .await
+        .error(ErrorCode::FileTooLong, "long without Content-Length");
+    put(url, &w.other_conn.bearer, &r.id, bytes(1000))
+        .await
+        .error(ErrorCode::NotFound, "someone else's reservation");
+    put_chunked(url, bearer, &r.id, vec![bytes(500), bytes(500)])
+        .await
+        .expect_status(200, "failed tries leave the reservation open");
+    put(url, bearer, &r.id, bytes(1000))
+        .await
+        .error(ErrorCode::FileAlreadyUploaded, "a second upload");
 
     let late = reserve(url, bearer, 10).await;
     w.relay.clock().advance(TimeDelta::minutes(15));
-    expect_error(
-        put(url, bearer, &late.id, bytes(10)).await,
-        ErrorCode::FileReservationExpired,
-        "at the deadline",
-    )
-    .await;
+    put(url, bearer, &late.id, bytes(10))
+        .await
+        .error(ErrorCode::FileReservationExpired, "at the deadline");
     w.relay.state.sweep_files().await.expect("sweep");
-    expect_error(
-        put(url, bearer, &late.id, bytes(10)).await,
+    put(url, bearer, &late.id, bytes(10)).await.error(
         ErrorCode::FileReservationExpired,
         "after the sweeper deleted it",
-    )
-    .await;
-    expect_error(
-        put(url, bearer, &r.id, bytes(1000)).await,
+    );
+    put(url, bearer, &r.id, bytes(1000)).await.error(
         ErrorCode::FileAlreadyUploaded,
         "an uploaded, swept file is still 'already uploaded'",
-    )
-    .await;
+    );
 }
 
 #[tokio::test]
@@ -368,91 +321,72 @@ async fn attaching_needs_a_fresh_completed_upload_of_the_sender() {
             ErrorCode::InvalidRequest,
         ),
     ] {
-        let err = expect_error(post(url, &w.conn.bearer, &msg(&files)).await, code, what).await;
+        let err = post(url, &w.conn.bearer, &msg(&files))
+            .await
+            .error(code, what);
         assert_eq!(
             err.fields,
             ["attachments[0]"],
             "{what}: names the attachment"
         );
     }
-    let err = expect_error(
-        post(url, &w.conn.bearer, &msg(&[mine.clone(), mine.clone()])).await,
-        ErrorCode::InvalidRequest,
-        "the same file twice",
-    )
-    .await;
+    let err = post(url, &w.conn.bearer, &msg(&[mine.clone(), mine.clone()]))
+        .await
+        .error(ErrorCode::InvalidRequest, "the same file twice");
     assert_eq!(err.fields, ["attachments[1]"], "names the duplicate");
     let eleven: Vec<FileId> = (0..11).map(|i| FileId::from_random(&[i; 16])).collect();
-    let err = expect_error(
-        post(url, &w.conn.bearer, &msg(&eleven)).await,
-        ErrorCode::InvalidRequest,
-        "eleven files",
-    )
-    .await;
+    let err = post(url, &w.conn.bearer, &msg(&eleven))
+        .await
+        .error(ErrorCode::InvalidRequest, "eleven files");
     assert_eq!(err.fields, ["attachments"], "names the list");
 
-    let resp = post(url, &w.conn.bearer, &msg(std::slice::from_ref(&mine))).await;
-    assert_eq!(resp.status().as_u16(), 201, "attached");
-    expect_error(
-        post(url, &w.conn.bearer, &msg(std::slice::from_ref(&mine))).await,
-        ErrorCode::FileAlreadyAttached,
-        "a second message",
-    )
-    .await;
+    post(url, &w.conn.bearer, &msg(std::slice::from_ref(&mine)))
+        .await
+        .expect_status(201, "attached");
+    post(url, &w.conn.bearer, &msg(std::slice::from_ref(&mine)))
+        .await
+        .error(ErrorCode::FileAlreadyAttached, "a second message");
 
     // A refused send attaches nothing: the file stays attachable.
     let spare = upload(url, &w.conn.bearer, b"abc").await;
-    expect_error(
-        post(
-            url,
-            &w.conn.bearer,
-            &msg(&[spare.clone(), reserved.clone()]),
-        )
-        .await,
+    post(
+        url,
+        &w.conn.bearer,
+        &msg(&[spare.clone(), reserved.clone()]),
+    )
+    .await
+    .error(
         ErrorCode::InvalidRequest,
         "one bad file refuses the whole message",
-    )
-    .await;
-    let resp = post(url, &w.conn.bearer, &msg(&[spare])).await;
-    assert_eq!(resp.status().as_u16(), 201, "the good file was not taken");
+    );
+    post(url, &w.conn.bearer, &msg(&[spare]))
+        .await
+        .expect_status(201, "the good file was not taken");
 
     // An upload nobody attaches within 15 minutes is deleted.
     let unattached = upload(url, &w.conn.bearer, b"late").await;
-    let resp = get(url, &w.conn.bearer, &unattached).await;
-    assert_eq!(
-        resp.status().as_u16(),
-        200,
-        "the uploader reads its own upload"
-    );
-    expect_error(
-        get(url, &w.a.device_token, &unattached).await,
+    get(url, &w.conn.bearer, &unattached)
+        .await
+        .expect_status(200, "the uploader reads its own upload");
+    get(url, &w.a.device_token, &unattached).await.error(
         ErrorCode::NotFound,
         "devices see files through messages only",
-    )
-    .await;
+    );
     w.relay.clock().advance(TimeDelta::minutes(15));
-    expect_error(
-        post(url, &w.conn.bearer, &msg(std::slice::from_ref(&unattached))).await,
-        ErrorCode::FileExpired,
-        "attaching too late",
-    )
-    .await;
-    expect_error(
-        get(url, &w.conn.bearer, &unattached).await,
-        ErrorCode::FileExpired,
-        "before the sweep",
-    )
-    .await;
+    post(url, &w.conn.bearer, &msg(std::slice::from_ref(&unattached)))
+        .await
+        .error(ErrorCode::FileExpired, "attaching too late");
+    get(url, &w.conn.bearer, &unattached)
+        .await
+        .error(ErrorCode::FileExpired, "before the sweep");
     assert!(
         w.relay.state.sweep_files().await.expect("sweep") >= 1,
         "the sweeper deletes it"
     );
-    expect_error(
-        get(url, &w.conn.bearer, &unattached).await,
+    get(url, &w.conn.bearer, &unattached).await.error(
         ErrorCode::FileExpired,
         "after the sweep: expired, not a bare 404",
-    )
-    .await;
+    );
     assert!(
         !w.relay
             .dir
@@ -477,30 +411,16 @@ async fn answers_carry_files_to_the_asking_connection() {
     let file = upload(url, &w.a.device_token, b"the device's upload").await;
     let mut answer = fixtures::answer_request(&w.a, &request.id);
     answer.attachments = vec![file.clone()];
-    let resp = call(
-        url,
-        Method::POST,
-        &format!("/messages/{}/answer", request.id),
-        Some(&w.a.device_token),
-        Some(serde_json::to_value(&answer).expect("json")),
-    )
-    .await;
-    assert_eq!(resp.status().as_u16(), 200, "answered with a file");
-    let resp = get(url, &w.conn.bearer, &file).await;
-    assert_eq!(
-        resp.status().as_u16(),
-        200,
-        "the asking connection downloads"
-    );
-    assert_eq!(
-        &resp.bytes().await.expect("body")[..],
-        b"the device's upload",
-        "same bytes"
-    );
-    expect_error(
-        get(url, &w.other_conn.bearer, &file).await,
-        ErrorCode::NotFound,
-        "another connection",
-    )
-    .await;
+    w.relay
+        .api()
+        .device(&w.a)
+        .post(&format!("/messages/{}/answer", request.id), &answer)
+        .await
+        .expect_status(200, "answered with a file");
+    let reply = get(url, &w.conn.bearer, &file).await;
+    reply.expect_status(200, "the asking connection downloads");
+    assert_eq!(reply.bytes(), b"the device's upload", "same bytes");
+    get(url, &w.other_conn.bearer, &file)
+        .await
+        .error(ErrorCode::NotFound, "another connection");
 }

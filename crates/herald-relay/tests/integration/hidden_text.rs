@@ -3,14 +3,11 @@
 //! relay; and an OAuth form over the body limit is `413 payload_too_large`, not a form error.
 
 use crate::agent_common;
-use crate::common;
 
 use agent_common::*;
-use common::*;
 use herald_protocol::ErrorCode;
 use herald_testkit::fixtures;
 use herald_testkit::TestRelay;
-use reqwest::Method;
 use serde_json::json;
 
 /// Labels that read as something else: a right-to-left override (`exe.png`), an isolate, a
@@ -28,28 +25,19 @@ async fn credential_names_with_hidden_characters_are_refused() {
     let relay = TestRelay::start().await;
     let url = &relay.url;
     let account = fixtures::create_account(url).await;
+    let device = relay.api().device(&account);
     for name in HIDDEN {
-        let resp = call(
-            url,
-            Method::POST,
-            "/agent-keys",
-            Some(&account.device_token),
-            Some(json!({ "name": name })),
-        )
-        .await;
-        let body = expect_error(resp, ErrorCode::InvalidRequest, "an agent key name").await;
+        let body = device
+            .post("/agent-keys", &json!({ "name": name }))
+            .await
+            .error(ErrorCode::InvalidRequest, "an agent key name");
         assert_eq!(body.fields, vec!["name".to_owned()], "{name:?}");
 
         let (req, _) = fixtures::connection_request(&account.account_id, name);
-        let resp = call(
-            url,
-            Method::POST,
-            "/connections",
-            Some(&account.device_token),
-            Some(serde_json::to_value(&req).unwrap()),
-        )
-        .await;
-        let body = expect_error(resp, ErrorCode::InvalidRequest, "a connection name").await;
+        let body = device
+            .post("/connections", &req)
+            .await
+            .error(ErrorCode::InvalidRequest, "a connection name");
         assert_eq!(body.fields, vec!["certificate.name".to_owned()], "{name:?}");
     }
     // Joiners inside real text stay allowed: an emoji sequence, Persian with a non-joiner.
@@ -67,8 +55,9 @@ async fn notification_titles_with_hidden_characters_are_refused() {
     let account = fixtures::create_account(url).await;
     let key = agent_key(url, &account.device_token, "notifier").await;
     for title in HIDDEN {
-        let resp = notify(url, &key.key, json!({ "title": title })).await;
-        let body = expect_error(resp, ErrorCode::InvalidRequest, "a hidden title").await;
+        let body = notify(url, &key.key, json!({ "title": title }))
+            .await
+            .error(ErrorCode::InvalidRequest, "a hidden title");
         assert_eq!(body.fields, vec!["title".to_owned()], "{title:?}");
     }
     notify_ok(
@@ -86,14 +75,14 @@ async fn every_bad_notify_field_is_named_at_once() {
     let url = &relay.url;
     let account = fixtures::create_account(url).await;
     let key = agent_key(url, &account.device_token, "notifier").await;
-    let resp = notify(
+    let body = notify(
         url,
         &key.key,
         json!({"title": "Deploy\nReject", "subtitle": 7, "priority": "urgent",
                "sound": "loud", "group": "a\u{200B}b", "body": "fine\nlines"}),
     )
-    .await;
-    let body = expect_error(resp, ErrorCode::InvalidRequest, "five bad fields").await;
+    .await
+    .error(ErrorCode::InvalidRequest, "five bad fields");
     assert_eq!(
         body.fields,
         ["title", "subtitle", "priority", "sound", "group"].map(str::to_owned),
@@ -113,19 +102,19 @@ async fn every_bad_notify_field_is_named_at_once() {
 async fn an_oauth_form_over_the_limit_is_413() {
     let relay = TestRelay::start().await;
     let big = "x".repeat(1024 * 1024);
-    let resp = form(
+    form(
         &relay.url,
         "/oauth/device_authorization",
         &[("client_id", CLIENT_ID), ("client_name", &big)],
     )
-    .await;
-    expect_error(resp, ErrorCode::PayloadTooLarge, "a 1 MiB form").await;
-    let resp = form(
+    .await
+    .error(ErrorCode::PayloadTooLarge, "a 1 MiB form");
+    form(
         &relay.url,
         "/oauth/token",
         &[("grant_type", "x"), ("device_code", &big)],
     )
-    .await;
-    expect_error(resp, ErrorCode::PayloadTooLarge, "a 1 MiB token form").await;
+    .await
+    .error(ErrorCode::PayloadTooLarge, "a 1 MiB token form");
     relay.shutdown().await;
 }

@@ -8,18 +8,16 @@ use crate::common;
 use common::*;
 use herald_protocol::{ErrorCode, Revision};
 use herald_testkit::fixtures;
-use herald_testkit::TestRelay;
+use herald_testkit::{Api, Reply, TestRelay};
+use reqwest::Method;
 
-async fn post_raw(url: &str, bearer: &str, path: &str, body: String) -> reqwest::Response {
-    client()
-        .post(format!("{url}{path}"))
-        .bearer_auth(bearer)
-        .header("Idempotency-Key", fixtures::new_idempotency_key())
-        .header("Content-Type", "application/json")
-        .body(body)
-        .send()
+/// `POST path` with `body` as it is (`application/json`, a fresh Idempotency-Key).
+async fn post_raw(url: &str, bearer: &str, path: &str, body: String) -> Reply {
+    Api::new(url)
+        .bearer(bearer)
+        .header("Idempotency-Key", &fixtures::new_idempotency_key())
+        .send_raw(Method::POST, path, "application/json", body)
         .await
-        .expect("the relay answers")
 }
 
 #[tokio::test]
@@ -32,16 +30,18 @@ async fn duplicate_keys_are_refused_naming_the_key() {
 
     // Top level: `kind` twice (the second one would have won).
     let twice = format!(r#"{{"kind":"secret",{}"#, &text[1..]);
-    let resp = post_raw(&relay.url, &account.device_token, "/messages", twice).await;
-    let body = expect_error(resp, ErrorCode::BadRequest, "a top-level key twice").await;
+    let body = post_raw(&relay.url, &account.device_token, "/messages", twice)
+        .await
+        .error(ErrorCode::BadRequest, "a top-level key twice");
     assert_eq!(body.fields, vec!["kind"], "the key is named: {body:?}");
     assert!(body.message.contains("twice"), "{}", body.message);
 
     // Nested: inside the envelope.
     let nested = text.replacen(r#""envelope":{"#, r#""envelope":{"x":1,"x":2,"#, 1);
     assert_ne!(nested, text, "the envelope object was found");
-    let resp = post_raw(&relay.url, &account.device_token, "/messages", nested).await;
-    let body = expect_error(resp, ErrorCode::BadRequest, "a nested key twice").await;
+    let body = post_raw(&relay.url, &account.device_token, "/messages", nested)
+        .await
+        .error(ErrorCode::BadRequest, "a nested key twice");
     assert_eq!(
         body.fields,
         vec!["envelope.x"],
@@ -49,13 +49,12 @@ async fn duplicate_keys_are_refused_naming_the_key() {
     );
 
     // The same request once is accepted: the refusals were about the duplicates only.
-    let resp = post_raw(&relay.url, &account.device_token, "/messages", text).await;
-    assert_eq!(
-        resp.status().as_u16(),
-        201,
-        "{}",
-        resp.text().await.unwrap_or_default()
-    );
+    post_raw(&relay.url, &account.device_token, "/messages", text)
+        .await
+        .expect_status(
+            201,
+            "the same request once is accepted: the refusals were about the duplicates only",
+        );
     let page = feed(&relay.url, &account.device_token, Revision(0), None).await;
     assert_eq!(page.records.len(), 1, "only the valid request was stored");
     relay.shutdown().await;
@@ -69,8 +68,9 @@ async fn shape_errors_are_worded_by_herald() {
         ("[]".to_owned(), None),
         (r#"{"id": 3}"#.to_owned(), Some("id")),
     ] {
-        let resp = post_raw(&relay.url, &account.device_token, "/messages", body).await;
-        let err = expect_error(resp, ErrorCode::BadRequest, "wrong shape").await;
+        let err = post_raw(&relay.url, &account.device_token, "/messages", body)
+            .await
+            .error(ErrorCode::BadRequest, "wrong shape");
         for serde_word in ["invalid type", "struct ", "sequence", "`"] {
             assert!(!err.message.contains(serde_word), "{}", err.message);
         }

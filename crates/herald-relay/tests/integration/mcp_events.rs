@@ -6,7 +6,6 @@
 //! session-less clients (-32601) and the request budget.
 
 use crate::agent_common;
-use crate::common;
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -20,7 +19,7 @@ use axum::Json;
 use herald_protocol::notify::NotificationPage;
 use herald_relay::{AgentLimits, RelayConfig, RunningRelay, WebhookConfig};
 use herald_testkit::real::{self, RealAccount};
-use reqwest::Method;
+use herald_testkit::Api;
 use serde_json::{json, Value};
 use tempfile::TempDir;
 use tokio::sync::watch;
@@ -253,6 +252,11 @@ impl Setup {
         Setup::start(true, AgentLimits::default()).await
     }
 
+    /// An anonymous caller of the relay.
+    fn api(&self) -> Api {
+        Api::new(&self.url)
+    }
+
     /// A stateless (2026-07-28) request with the key.
     async fn stateless(&self, key: &str, method: &str, mut params: Value) -> (u16, Value) {
         params["_meta"] = json!({
@@ -262,31 +266,21 @@ impl Setup {
             }
         });
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-        let resp = common::client()
-            .post(format!("{}/mcp", self.url))
-            .bearer_auth(key)
+        let reply = self
+            .api()
+            .bearer(key)
             .header("MCP-Protocol-Version", "2026-07-28")
             .header("Mcp-Method", method)
-            .json(&body)
-            .send()
-            .await
-            .unwrap();
-        let status = resp.status().as_u16();
-        (status, resp.json().await.unwrap())
+            .post("/mcp", &body)
+            .await;
+        (reply.status(), reply.json())
     }
 
     /// A session-less request.
     async fn sessionless(&self, method: &str, params: Value) -> (u16, Value) {
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-        let resp = common::client()
-            .post(format!("{}/mcp", self.url))
-            .bearer_auth(&self.key)
-            .json(&body)
-            .send()
-            .await
-            .unwrap();
-        let status = resp.status().as_u16();
-        (status, resp.json().await.unwrap())
+        let reply = self.api().bearer(&self.key).post("/mcp", &body).await;
+        (reply.status(), reply.json())
     }
 
     async fn subscribe_with(&self, key: &str, arguments: Value, url: &str, secret: &str) -> Value {
@@ -325,13 +319,11 @@ impl Setup {
 
     /// The device answers the notification with the agent's id `notification_id`.
     async fn reply(&self, notification_id: &str, text: &str) {
-        let device = &self.account.device_token;
-        let page: NotificationPage =
-            common::call(&self.url, Method::GET, "/notifications", Some(device), None)
-                .await
-                .json()
-                .await
-                .unwrap();
+        let device = self.api().bearer(&self.account.device_token);
+        let page: NotificationPage = device
+            .get("/notifications")
+            .await
+            .ok(200, "the device reads its notifications");
         let id = page
             .records
             .iter()
@@ -339,15 +331,13 @@ impl Setup {
             .expect("the device sees the notification")
             .id
             .clone();
-        let resp = common::call(
-            &self.url,
-            Method::POST,
-            &format!("/notifications/{id}/reply"),
-            Some(device),
-            Some(json!({"text": text})),
-        )
-        .await;
-        assert_eq!(resp.status().as_u16(), 200, "the device replies");
+        device
+            .post(
+                &format!("/notifications/{id}/reply"),
+                &json!({"text": text}),
+            )
+            .await
+            .expect_status(200, "the device replies");
     }
 
     async fn shutdown(mut self) {
@@ -478,17 +468,12 @@ async fn a_reply_is_delivered_once_signed_with_the_subscribers_secret() {
         assert_eq!(data["suppressed"], json!(false));
         assert_eq!(body["timestamp"], data["repliedAt"]);
         // The same JSON an agent reads from GET /v1/replies.
-        let polled: Value = common::call(
-            &s.url,
-            Method::GET,
-            "/v1/replies/build-214",
-            Some(&s.key),
-            None,
-        )
-        .await
-        .json()
-        .await
-        .unwrap();
+        let polled: Value = s
+            .api()
+            .bearer(&s.key)
+            .get("/v1/replies/build-214")
+            .await
+            .ok(200, "the agent polls the reply");
         assert_eq!(data, &polled);
     }
 
@@ -642,15 +627,11 @@ async fn revoking_the_key_removes_its_subscriptions() {
         .await;
     assert!(body["result"]["id"].is_string(), "{body}");
 
-    let resp = common::call(
-        &s.url,
-        Method::DELETE,
-        &format!("/agent-keys/{}", s.key_id),
-        Some(&s.account.device_token),
-        None,
-    )
-    .await;
-    assert_eq!(resp.status().as_u16(), 204);
+    s.api()
+        .bearer(&s.account.device_token)
+        .delete(&format!("/agent-keys/{}", s.key_id))
+        .await
+        .expect_status(204, "the device revokes the agent key");
     hooks
         .until("a terminated envelope", |i| !i.controls.is_empty())
         .await;
@@ -815,7 +796,10 @@ async fn every_events_call_costs_one_request() {
     s.subscribe(json!({}), &format!("{}/h", hooks.url), &secret(8))
         .await;
     s.stateless(&s.key, "events/list", json!({})).await;
-    let resp = common::call(&s.url, Method::GET, "/v1/status", Some(&s.key), None).await;
-    assert_eq!(resp.status().as_u16(), 429, "the budget is spent");
+    s.api()
+        .bearer(&s.key)
+        .get("/v1/status")
+        .await
+        .expect_status(429, "the budget is spent");
     s.shutdown().await;
 }

@@ -25,21 +25,16 @@ async fn idempotent_retry_with_same_body_returns_the_original_record_once() {
     let req = fixtures::message_request(&account.account_id, conn.principal(), true);
     let key = fixtures::new_idempotency_key();
 
-    let first = fixtures::post_message(&relay.url, &conn.bearer, &key, &req).await;
-    assert_eq!(
-        first.status().as_u16(),
-        201,
-        "the first send creates the message"
-    );
-    let first: MessageRecord = first.json().await.unwrap();
+    let agent = relay.api().connection(&conn);
+    let first: MessageRecord = agent
+        .post_message(&key, &req)
+        .await
+        .ok(201, "the first send creates the message");
 
-    let retry = fixtures::post_message(&relay.url, &conn.bearer, &key, &req).await;
-    assert_eq!(
-        retry.status().as_u16(),
-        200,
-        "a retry is answered with 200, not 201"
-    );
-    let retry: MessageRecord = retry.json().await.unwrap();
+    let retry: MessageRecord = agent
+        .post_message(&key, &req)
+        .await
+        .ok(200, "a retry is answered with 200, not 201");
     assert_eq!(
         retry, first,
         "a retry returns the original record unchanged"
@@ -61,10 +56,15 @@ async fn idempotency_key_with_a_different_body_conflicts() {
     let key = fixtures::new_idempotency_key();
     let a = fixtures::message_request(&account.account_id, account.device(), false);
     let b = fixtures::message_request(&account.account_id, account.device(), false);
-    let resp = fixtures::post_message(&relay.url, &account.device_token, &key, &a).await;
-    assert_eq!(resp.status().as_u16(), 201, "first use of the key");
-    let resp = fixtures::post_message(&relay.url, &account.device_token, &key, &b).await;
-    expect_error(resp, ErrorCode::IdempotencyConflict, "same key, other body").await;
+    let device = relay.api().device(&account);
+    device
+        .post_message(&key, &a)
+        .await
+        .expect_status(201, "first use of the key");
+    device
+        .post_message(&key, &b)
+        .await
+        .error(ErrorCode::IdempotencyConflict, "same key, other body");
     let page = feed(&relay.url, &account.device_token, Revision(0), None).await;
     assert_eq!(page.records.len(), 1, "the conflicting body was not stored");
     relay.shutdown().await;
@@ -81,32 +81,27 @@ async fn a_content_digest_recognises_a_reseal_of_the_same_request() {
     first.content_digest = Some(digest.clone());
     let mut reseal = fixtures::message_request(&account.account_id, conn.principal(), true);
     reseal.content_digest = Some(digest);
-    let a = fixtures::post_message(&relay.url, &conn.bearer, &key, &first).await;
-    assert_eq!(a.status().as_u16(), 201, "first send");
-    let a: MessageRecord = a.json().await.unwrap();
-    let b = fixtures::post_message(&relay.url, &conn.bearer, &key, &reseal).await;
-    assert_eq!(
-        b.status().as_u16(),
-        200,
-        "a reseal with the same digest is a retry"
-    );
-    let b: MessageRecord = b.json().await.unwrap();
+    let agent = relay.api().connection(&conn);
+    let a: MessageRecord = agent.post_message(&key, &first).await.ok(201, "first send");
+    let b: MessageRecord = agent
+        .post_message(&key, &reseal)
+        .await
+        .ok(200, "a reseal with the same digest is a retry");
     assert_eq!(b.id, a.id, "the original message comes back");
 
     let mut other = fixtures::message_request(&account.account_id, conn.principal(), true);
     other.content_digest = Some(b64_encode(&[8u8; 32]));
-    let c = fixtures::post_message(&relay.url, &conn.bearer, &key, &other).await;
-    expect_error(
-        c,
+    agent.post_message(&key, &other).await.error(
         ErrorCode::IdempotencyConflict,
         "another digest under the same key",
-    )
-    .await;
+    );
 
     let mut bad = fixtures::message_request(&account.account_id, conn.principal(), true);
     bad.content_digest = Some("short".into());
-    let d = fixtures::post_message(&relay.url, &conn.bearer, "fresh-key", &bad).await;
-    let body = expect_error(d, ErrorCode::InvalidRequest, "a malformed digest").await;
+    let body = agent
+        .post_message("fresh-key", &bad)
+        .await
+        .error(ErrorCode::InvalidRequest, "a malformed digest");
     assert_eq!(
         body.fields,
         vec!["contentDigest".to_string()],
@@ -119,14 +114,11 @@ async fn a_content_digest_recognises_a_reseal_of_the_same_request() {
 async fn idempotency_key_is_required_and_bounded() {
     let (relay, account) = setup().await;
     let req = fixtures::message_request(&account.account_id, account.device(), false);
-    let missing = client()
-        .post(format!("{}/messages", relay.url))
-        .bearer_auth(&account.device_token)
-        .json(&req)
-        .send()
+    let device = relay.api().device(&account);
+    let body = device
+        .post("/messages", &req)
         .await
-        .unwrap();
-    let body = expect_error(missing, ErrorCode::IdempotencyKeyRequired, "no key").await;
+        .error(ErrorCode::IdempotencyKeyRequired, "no key");
     assert_eq!(
         body.fields,
         vec!["Idempotency-Key"],
@@ -140,16 +132,15 @@ async fn idempotency_key_is_required_and_bounded() {
             "a space: visible ASCII only, the rule the SDK and CLI apply",
         ),
     ] {
-        let resp = fixtures::post_message(&relay.url, &account.device_token, key, &req).await;
-        expect_error(resp, ErrorCode::IdempotencyKeyRequired, why).await;
+        device
+            .post_message(key, &req)
+            .await
+            .error(ErrorCode::IdempotencyKeyRequired, why);
     }
-    let longest =
-        fixtures::post_message(&relay.url, &account.device_token, &"k".repeat(255), &req).await;
-    assert_eq!(
-        longest.status().as_u16(),
-        201,
-        "a 255-character key is accepted"
-    );
+    device
+        .post_message(&"k".repeat(255), &req)
+        .await
+        .expect_status(201, "a 255-character key is accepted");
     relay.shutdown().await;
 }
 
@@ -160,14 +151,18 @@ async fn idempotency_keys_are_scoped_per_credential() {
     let key = "shared-key";
     let from_device = fixtures::message_request(&account.account_id, account.device(), false);
     let from_conn = fixtures::message_request(&account.account_id, conn.principal(), false);
-    let a = fixtures::post_message(&relay.url, &account.device_token, key, &from_device).await;
-    let b = fixtures::post_message(&relay.url, &conn.bearer, key, &from_conn).await;
-    assert_eq!(a.status().as_u16(), 201, "the device's key");
-    assert_eq!(
-        b.status().as_u16(),
-        201,
-        "the same key from another credential is its own"
-    );
+    let a = relay
+        .api()
+        .device(&account)
+        .post_message(key, &from_device)
+        .await;
+    let b = relay
+        .api()
+        .connection(&conn)
+        .post_message(key, &from_conn)
+        .await;
+    a.expect_status(201, "the device's key");
+    b.expect_status(201, "the same key from another credential is its own");
     relay.shutdown().await;
 }
 
@@ -317,17 +312,14 @@ async fn send_refuses_bad_shapes_naming_the_field() {
             "envelope.recipients",
         ),
     ];
+    let device = relay.api().device(&account);
     for (why, edit, field) in cases {
         let mut req = base();
         edit(&mut req);
-        let resp = fixtures::post_message(
-            &relay.url,
-            &account.device_token,
-            &fixtures::new_idempotency_key(),
-            &req,
-        )
-        .await;
-        let body = expect_error(resp, ErrorCode::InvalidRequest, why).await;
+        let body = device
+            .post_message(&fixtures::new_idempotency_key(), &req)
+            .await
+            .error(ErrorCode::InvalidRequest, why);
         assert!(
             body.fields.iter().any(|f| f == field),
             "{why}: fields {:?} name {field}",
@@ -346,8 +338,10 @@ async fn send_refuses_bad_shapes_naming_the_field() {
         account.device(),
         b"x",
     );
-    let resp = fixtures::post_message(&relay.url, &account.device_token, "acct", &req).await;
-    let body = expect_error(resp, ErrorCode::InvalidRequest, "header of another account").await;
+    let body = device
+        .post_message("acct", &req)
+        .await
+        .error(ErrorCode::InvalidRequest, "header of another account");
     assert_eq!(
         body.fields,
         vec!["envelope.header.accountId"],
@@ -360,13 +354,10 @@ async fn send_refuses_bad_shapes_naming_the_field() {
         other.device(),
         b"x",
     );
-    let resp = fixtures::post_message(&relay.url, &account.device_token, "sender", &req).await;
-    let body = expect_error(
-        resp,
-        ErrorCode::InvalidRequest,
-        "header names another sender",
-    )
-    .await;
+    let body = device
+        .post_message("sender", &req)
+        .await
+        .error(ErrorCode::InvalidRequest, "header names another sender");
     assert_eq!(
         body.fields,
         vec!["envelope.header.sender"],
@@ -379,13 +370,10 @@ async fn send_refuses_bad_shapes_naming_the_field() {
         account.device(),
         b"x",
     );
-    let resp = fixtures::post_message(&relay.url, &account.device_token, "kind", &req).await;
-    let body = expect_error(
-        resp,
+    let body = device.post_message("kind", &req).await.error(
         ErrorCode::InvalidRequest,
         "an answer envelope sent as message",
-    )
-    .await;
+    );
     assert_eq!(
         body.fields,
         vec!["envelope.header.kind"],
@@ -400,25 +388,16 @@ async fn send_refuses_bad_shapes_naming_the_field() {
 #[tokio::test]
 async fn malformed_json_is_bad_request() {
     let (relay, account) = setup().await;
-    let resp = client()
-        .post(format!("{}/messages", relay.url))
-        .bearer_auth(&account.device_token)
+    let device = relay.api().device(&account);
+    device
         .header("Idempotency-Key", "k")
-        .header("Content-Type", "application/json")
-        .body("{not json")
-        .send()
+        .send_raw(Method::POST, "/messages", "application/json", "{not json")
         .await
-        .unwrap();
-    expect_error(resp, ErrorCode::BadRequest, "syntax error").await;
-    let resp = call(
-        &relay.url,
-        Method::POST,
-        "/messages/x/answer",
-        Some(&account.device_token),
-        Some(serde_json::json!({"envelope": 3})),
-    )
-    .await;
-    let body = expect_error(resp, ErrorCode::BadRequest, "wrong shape").await;
+        .error(ErrorCode::BadRequest, "syntax error");
+    let body = device
+        .post("/messages/x/answer", &serde_json::json!({"envelope": 3}))
+        .await
+        .error(ErrorCode::BadRequest, "wrong shape");
     assert_eq!(
         body.fields,
         vec!["envelope"],
@@ -432,8 +411,12 @@ async fn message_id_taken_under_another_key() {
     let (relay, account) = setup().await;
     let req = fixtures::message_request(&account.account_id, account.device(), false);
     send(&relay.url, &account.device_token, &req).await;
-    let resp = fixtures::post_message(&relay.url, &account.device_token, "another-key", &req).await;
-    expect_error(resp, ErrorCode::MessageIdTaken, "the id exists").await;
+    relay
+        .api()
+        .device(&account)
+        .post_message("another-key", &req)
+        .await
+        .error(ErrorCode::MessageIdTaken, "the id exists");
     relay.shutdown().await;
 }
 
@@ -443,13 +426,18 @@ async fn oversized_envelopes_are_413() {
     // Just over the envelope limit but under the body limit: refused by the envelope check.
     let mut req = fixtures::message_request(&account.account_id, account.device(), false);
     req.envelope.ciphertext = "A".repeat(MAX_ENVELOPE_BYTES);
-    let resp = fixtures::post_message(&relay.url, &account.device_token, "big", &req).await;
-    let body = expect_error(resp, ErrorCode::PayloadTooLarge, "envelope over the limit").await;
+    let device = relay.api().device(&account);
+    let body = device
+        .post_message("big", &req)
+        .await
+        .error(ErrorCode::PayloadTooLarge, "envelope over the limit");
     assert_eq!(body.fields, vec!["envelope"], "names the envelope");
     // Far over: refused while reading the body.
     req.envelope.ciphertext = "A".repeat(3 * MAX_ENVELOPE_BYTES);
-    let resp = fixtures::post_message(&relay.url, &account.device_token, "bigger", &req).await;
-    expect_error(resp, ErrorCode::PayloadTooLarge, "body over the limit").await;
+    device
+        .post_message("bigger", &req)
+        .await
+        .error(ErrorCode::PayloadTooLarge, "body over the limit");
     relay.shutdown().await;
 }
 
@@ -485,23 +473,12 @@ async fn replies_join_the_thread() {
     assert_eq!(device_reply.thread_sequence, 2, "then 2");
 
     let thread = |bearer: String, id: herald_protocol::MessageId| {
-        let url = relay.url.clone();
-        async move {
-            call(
-                &url,
-                Method::GET,
-                &format!("/messages/{id}/thread"),
-                Some(&bearer),
-                None,
-            )
-            .await
-        }
+        let api = relay.api().bearer(&bearer);
+        async move { api.get(&format!("/messages/{id}/thread")).await }
     };
     let page: ThreadPage = thread(account.device_token.clone(), device_reply.id.clone())
         .await
-        .json()
-        .await
-        .unwrap();
+        .ok(200, "the device reads the thread");
     assert_eq!(page.thread_id, root.id, "thread id");
     let ids: Vec<_> = page.records.iter().map(|r| r.id.clone()).collect();
     assert_eq!(
@@ -511,38 +488,32 @@ async fn replies_join_the_thread() {
     );
     let page: ThreadPage = thread(conn.bearer.clone(), root.id.clone())
         .await
-        .json()
-        .await
-        .unwrap();
+        .ok(200, "the connection reads the thread");
     let ids: Vec<_> = page.records.iter().map(|r| r.id.clone()).collect();
     assert_eq!(
         ids,
         [root.id.clone(), reply.id.clone()],
         "a connection sees only its own messages of the thread"
     );
-    expect_error(
-        thread(conn.bearer.clone(), device_reply.id.clone()).await,
-        ErrorCode::NotFound,
-        "thread of an invisible message",
-    )
-    .await;
-    expect_error(
-        thread(account.device_token.clone(), fixtures::new_message_id()).await,
-        ErrorCode::NotFound,
-        "unknown message",
-    )
-    .await;
+    thread(conn.bearer.clone(), device_reply.id.clone())
+        .await
+        .error(ErrorCode::NotFound, "thread of an invisible message");
+    thread(account.device_token.clone(), fixtures::new_message_id())
+        .await
+        .error(ErrorCode::NotFound, "unknown message");
 
     // A connection may not reply to a message it cannot see.
     let hidden = send_from_device(&relay.url, &account, false).await;
     let mut req = fixtures::message_request(&account.account_id, conn.principal(), false);
     req.reply_to = Some(hidden.id);
-    let resp = fixtures::post_message(&relay.url, &conn.bearer, "k", &req).await;
-    expect_error(
-        resp,
-        ErrorCode::InvalidRequest,
-        "reply to a message the connection cannot see",
-    )
-    .await;
+    relay
+        .api()
+        .connection(&conn)
+        .post_message("k", &req)
+        .await
+        .error(
+            ErrorCode::InvalidRequest,
+            "reply to a message the connection cannot see",
+        );
     relay.shutdown().await;
 }

@@ -3,28 +3,25 @@
 //! the token once; denied; expired; slow_down; bad requests.
 
 use crate::agent_common;
-use crate::common;
 
 use agent_common::*;
-use common::*;
 use herald_protocol::agents::{TokenResponse, DEVICE_CODE_GRANT_TYPE};
 use herald_protocol::ErrorCode;
 use herald_relay::AgentLimits;
 use herald_testkit::fixtures;
-use reqwest::{Method, Response};
+use herald_testkit::Reply;
 use serde_json::{json, Value};
 
 /// Asserts an OAuth error: status 400, `error` = code, `error_description`, `no-store`.
-async fn oauth_error(resp: Response, code: ErrorCode, why: &str) {
-    assert_eq!(resp.status().as_u16(), 400, "{why}: status");
+#[track_caller]
+fn oauth_error(reply: Reply, code: ErrorCode, why: &str) {
+    reply.expect_status(400, &format!("{why}: status"));
     assert_eq!(
-        resp.headers()
-            .get("cache-control")
-            .and_then(|v| v.to_str().ok()),
+        reply.header("cache-control"),
         Some("no-store"),
         "{why}: no-store"
     );
-    let body: Value = resp.json().await.expect("JSON");
+    let body: Value = reply.json();
     assert_eq!(body["error"], json!(code.as_str()), "{why}: {body}");
     assert!(
         body["error_description"].is_string(),
@@ -52,26 +49,20 @@ async fn metadata_names_the_public_origin() {
             "/.well-known/oauth-protected-resource",
             "/.well-known/oauth-protected-resource/mcp",
         ] {
-            let pr: Value = call(&relay.url, Method::GET, path, None, None)
+            let pr: Value = relay
+                .api()
+                .get(path)
                 .await
-                .json()
-                .await
-                .unwrap();
+                .ok(200, "the resource metadata is public");
             assert_eq!(pr["resource"], json!(format!("{origin}/mcp")), "{path}");
             assert_eq!(pr["authorization_servers"], json!([origin]), "{path}");
             assert_eq!(pr["bearer_methods_supported"], json!(["header"]), "{path}");
         }
-        let asm: Value = call(
-            &relay.url,
-            Method::GET,
-            "/.well-known/oauth-authorization-server",
-            None,
-            None,
-        )
-        .await
-        .json()
-        .await
-        .unwrap();
+        let asm: Value = relay
+            .api()
+            .get("/.well-known/oauth-authorization-server")
+            .await
+            .ok(200, "the authorization server metadata is public");
         assert_eq!(asm["issuer"], json!(origin));
         assert_eq!(
             asm["device_authorization_endpoint"],
@@ -116,75 +107,60 @@ async fn device_flow_end_to_end() {
         poll(url, &flow.device_code).await,
         ErrorCode::AuthorizationPending,
         "first poll",
-    )
-    .await;
+    );
     oauth_error(
         poll(url, &flow.device_code).await,
         ErrorCode::SlowDown,
         "polled at once again",
-    )
-    .await;
+    );
     relay.clock.advance(chrono::TimeDelta::seconds(5));
     oauth_error(
         poll(url, &flow.device_code).await,
         ErrorCode::SlowDown,
         "the interval grew to 10 s",
-    )
-    .await;
+    );
     // Each slow_down adds 5 s: the interval is 15 s now.
     relay.clock.advance(chrono::TimeDelta::seconds(14));
     oauth_error(
         poll(url, &flow.device_code).await,
         ErrorCode::SlowDown,
         "14 s is too soon",
-    )
-    .await;
+    );
     relay.clock.advance(chrono::TimeDelta::seconds(20));
     oauth_error(
         poll(url, &flow.device_code).await,
         ErrorCode::AuthorizationPending,
         "20 s later",
-    )
-    .await;
+    );
     // A connection cannot approve; a device can, typing the code in lower case without dash.
     let conn = fixtures::create_connection(url, &account, "Agent").await;
     let typed = code.replace('-', "").to_lowercase();
-    let resp = call(
-        url,
-        Method::POST,
-        "/connectors/approve",
-        Some(&conn.bearer),
-        Some(json!({"userCode": typed})),
-    )
-    .await;
-    expect_error(resp, ErrorCode::Forbidden, "a connection approves").await;
-    let resp = call(
-        url,
-        Method::POST,
-        "/connectors/approve",
-        Some(&account.device_token),
-        Some(json!({"userCode": typed, "name": "Claude"})),
-    )
-    .await;
-    assert_eq!(resp.status().as_u16(), 200, "approved");
-    let connector: Value = resp.json().await.unwrap();
+    relay
+        .api()
+        .connection(&conn)
+        .post("/connectors/approve", &json!({"userCode": typed}))
+        .await
+        .error(ErrorCode::Forbidden, "a connection approves");
+    let device = relay.api().device(&account);
+    let connector: Value = device
+        .post(
+            "/connectors/approve",
+            &json!({"userCode": typed, "name": "Claude"}),
+        )
+        .await
+        .ok(200, "approved");
     assert_eq!(connector["name"], json!("Claude"));
     assert_eq!(connector["clientId"], json!(CLIENT_ID));
     assert_eq!(connector["tokenIssued"], json!(false));
-    let resp = call(
-        url,
-        Method::POST,
-        "/connectors/approve",
-        Some(&account.device_token),
-        Some(json!({"userCode": typed})),
-    )
-    .await;
-    expect_error(resp, ErrorCode::NotFound, "a code is approved once").await;
+    device
+        .post("/connectors/approve", &json!({"userCode": typed}))
+        .await
+        .error(ErrorCode::NotFound, "a code is approved once");
     relay.clock.advance(chrono::TimeDelta::seconds(30));
-    let resp = poll(url, &flow.device_code).await;
-    assert_eq!(resp.status().as_u16(), 200, "the token");
-    assert_eq!(resp.headers()["cache-control"], "no-store");
-    let raw: Value = resp.json().await.unwrap();
+    let reply = poll(url, &flow.device_code).await;
+    reply.expect_status(200, "the token");
+    assert_eq!(reply.header("cache-control"), Some("no-store"));
+    let raw: Value = reply.json();
     assert!(raw.get("expires_in").is_none(), "never expires");
     assert!(raw.get("refresh_token").is_none(), "never rotated");
     let token: TokenResponse = serde_json::from_value(raw).unwrap();
@@ -195,22 +171,13 @@ async fn device_flow_end_to_end() {
         poll(url, &flow.device_code).await,
         ErrorCode::InvalidGrant,
         "handed out once",
-    )
-    .await;
-    // The token works on /v1 only.
-    let resp = call(
-        url,
-        Method::GET,
-        "/v1/status",
-        Some(&token.access_token),
-        None,
-    )
-    .await;
-    assert_eq!(
-        resp.status().as_u16(),
-        200,
-        "status with the connector token"
     );
+    // The token works on /v1 only.
+    let connector = relay.api().bearer(&token.access_token);
+    connector
+        .get("/v1/status")
+        .await
+        .expect_status(200, "status with the connector token");
     let r = notify_ok(
         url,
         &token.access_token,
@@ -218,68 +185,26 @@ async fn device_flow_end_to_end() {
     )
     .await;
     assert_eq!(r["received"], json!(true));
-    expect_error(
-        call(
-            url,
-            Method::GET,
-            "/messages",
-            Some(&token.access_token),
-            None,
-        )
-        .await,
-        ErrorCode::Forbidden,
-        "not /messages",
-    )
-    .await;
-    let list: Value = call(
-        url,
-        Method::GET,
-        "/connectors",
-        Some(&account.device_token),
-        None,
-    )
-    .await
-    .json()
-    .await
-    .unwrap();
+    connector
+        .get("/messages")
+        .await
+        .error(ErrorCode::Forbidden, "not /messages");
+    let list: Value = device
+        .get("/connectors")
+        .await
+        .ok(200, "the device lists its connectors");
     assert_eq!(list["connectors"][0]["tokenIssued"], json!(true));
     let id = list["connectors"][0]["id"].as_str().unwrap().to_owned();
-    let resp = call(
-        url,
-        Method::DELETE,
-        &format!("/connectors/{id}"),
-        Some(&account.device_token),
-        None,
-    )
-    .await;
-    assert_eq!(resp.status().as_u16(), 204, "revoked");
-    expect_error(
-        call(
-            url,
-            Method::GET,
-            "/v1/status",
-            Some(&token.access_token),
-            None,
-        )
-        .await,
-        ErrorCode::Unauthorized,
-        "revoked at once",
-    )
-    .await;
-    let again = call(
-        url,
-        Method::DELETE,
-        &format!("/connectors/{id}"),
-        Some(&account.device_token),
-        None,
-    )
-    .await;
-    expect_error(
-        again,
-        ErrorCode::AlreadyRevoked,
-        "a connector revoked twice",
-    )
-    .await;
+    let path = format!("/connectors/{id}");
+    device.delete(&path).await.expect_status(204, "revoked");
+    connector
+        .get("/v1/status")
+        .await
+        .error(ErrorCode::Unauthorized, "revoked at once");
+    device
+        .delete(&path)
+        .await
+        .error(ErrorCode::AlreadyRevoked, "a connector revoked twice");
     relay.shutdown().await;
 }
 
@@ -289,22 +214,17 @@ async fn denied_expired_and_malformed_flows() {
     let url = &relay.url;
     let account = fixtures::create_account(url).await;
     // Denied.
+    let device = relay.api().device(&account);
     let flow = start_device_flow(url).await;
-    let resp = call(
-        url,
-        Method::POST,
-        "/connectors/deny",
-        Some(&account.device_token),
-        Some(json!({"userCode": flow.user_code})),
-    )
-    .await;
-    assert_eq!(resp.status().as_u16(), 204, "denied");
+    device
+        .post("/connectors/deny", &json!({"userCode": flow.user_code}))
+        .await
+        .expect_status(204, "denied");
     oauth_error(
         poll(url, &flow.device_code).await,
         ErrorCode::AccessDenied,
         "after deny",
-    )
-    .await;
+    );
     // Expired.
     let late = start_device_flow(url).await;
     relay.clock.advance(chrono::TimeDelta::seconds(600));
@@ -312,22 +232,11 @@ async fn denied_expired_and_malformed_flows() {
         poll(url, &late.device_code).await,
         ErrorCode::ExpiredToken,
         "after 600 s",
-    )
-    .await;
-    let resp = call(
-        url,
-        Method::POST,
-        "/connectors/approve",
-        Some(&account.device_token),
-        Some(json!({"userCode": late.user_code})),
-    )
-    .await;
-    expect_error(
-        resp,
-        ErrorCode::NotFound,
-        "an expired code cannot be approved",
-    )
-    .await;
+    );
+    device
+        .post("/connectors/approve", &json!({"userCode": late.user_code}))
+        .await
+        .error(ErrorCode::NotFound, "an expired code cannot be approved");
     // Another client's code, an unknown one, a wrong grant type, missing fields.
     let flow = start_device_flow(url).await;
     let wrong_client = form(
@@ -340,13 +249,12 @@ async fn denied_expired_and_malformed_flows() {
         ],
     )
     .await;
-    oauth_error(wrong_client, ErrorCode::InvalidGrant, "another client_id").await;
+    oauth_error(wrong_client, ErrorCode::InvalidGrant, "another client_id");
     oauth_error(
         poll(url, "not-a-device-code").await,
         ErrorCode::InvalidGrant,
         "unknown code",
-    )
-    .await;
+    );
     let resp = form(
         url,
         "/oauth/token",
@@ -357,41 +265,32 @@ async fn denied_expired_and_malformed_flows() {
         ],
     )
     .await;
-    oauth_error(resp, ErrorCode::UnsupportedGrantType, "another grant").await;
+    oauth_error(resp, ErrorCode::UnsupportedGrantType, "another grant");
     let resp = form(
         url,
         "/oauth/token",
         &[("grant_type", DEVICE_CODE_GRANT_TYPE)],
     )
     .await;
-    oauth_error(resp, ErrorCode::InvalidRequest, "no device_code").await;
+    oauth_error(resp, ErrorCode::InvalidRequest, "no device_code");
     let resp = form(url, "/oauth/device_authorization", &[("scope", "notify")]).await;
-    oauth_error(resp, ErrorCode::InvalidRequest, "no client_id").await;
-    let resp = call(
-        url,
-        Method::POST,
-        "/oauth/token",
-        None,
-        Some(json!({"grant_type": DEVICE_CODE_GRANT_TYPE})),
-    )
-    .await;
-    oauth_error(resp, ErrorCode::InvalidRequest, "JSON instead of a form").await;
-    let resp = call(
-        url,
-        Method::POST,
-        "/connectors/approve",
-        Some(&account.device_token),
-        Some(json!({"userCode": "ABCD-1234"})),
-    )
-    .await;
-    expect_error(resp, ErrorCode::InvalidRequest, "not a user code").await;
-    let page = call(url, Method::GET, "/oauth/device", None, None).await;
-    assert_eq!(page.status().as_u16(), 200, "the verification page");
+    oauth_error(resp, ErrorCode::InvalidRequest, "no client_id");
+    let resp = relay
+        .api()
+        .post(
+            "/oauth/token",
+            &json!({"grant_type": DEVICE_CODE_GRANT_TYPE}),
+        )
+        .await;
+    oauth_error(resp, ErrorCode::InvalidRequest, "JSON instead of a form");
+    device
+        .post("/connectors/approve", &json!({"userCode": "ABCD-1234"}))
+        .await
+        .error(ErrorCode::InvalidRequest, "not a user code");
+    let page = relay.api().get("/oauth/device").await;
+    page.expect_status(200, "the verification page");
     assert!(
-        page.text()
-            .await
-            .unwrap()
-            .contains("herald connector approve"),
+        page.text().contains("herald connector approve"),
         "it says where to approve"
     );
     relay.shutdown().await;
@@ -415,16 +314,16 @@ async fn client_names_and_repeated_parameters_are_checked() {
             &[("client_id", CLIENT_ID), ("client_name", name)],
         )
         .await;
-        oauth_error(resp, ErrorCode::InvalidRequest, why).await;
+        oauth_error(resp, ErrorCode::InvalidRequest, why);
     }
     let ok = "n".repeat(100);
-    let resp = form(
+    form(
         url,
         "/oauth/device_authorization",
         &[("client_id", CLIENT_ID), ("client_name", &ok)],
     )
-    .await;
-    assert_eq!(resp.status().as_u16(), 200, "a 100-character name");
+    .await
+    .expect_status(200, "a 100-character name");
 
     let resp = form(
         url,
@@ -432,7 +331,7 @@ async fn client_names_and_repeated_parameters_are_checked() {
         &[("client_id", "a"), ("client_id", "b")],
     )
     .await;
-    oauth_error(resp, ErrorCode::InvalidRequest, "client_id twice").await;
+    oauth_error(resp, ErrorCode::InvalidRequest, "client_id twice");
     let flow = start_device_flow(url).await;
     let resp = form(
         url,
@@ -445,6 +344,6 @@ async fn client_names_and_repeated_parameters_are_checked() {
         ],
     )
     .await;
-    oauth_error(resp, ErrorCode::InvalidRequest, "grant_type twice").await;
+    oauth_error(resp, ErrorCode::InvalidRequest, "grant_type twice");
     relay.shutdown().await;
 }

@@ -63,23 +63,14 @@ fn document_routes(doc: &Value) -> BTreeSet<Route> {
 }
 
 async fn fetch_document(relay: &TestRelay) -> (String, Value) {
-    let response = reqwest::get(format!("{}/openapi.json", relay.url))
-        .await
-        .expect("GET /openapi.json reaches the relay");
+    let reply = relay.api().get("/openapi.json").await;
+    reply.expect_status(200, "served without a credential");
     assert_eq!(
-        response.status().as_u16(),
-        200,
-        "served without a credential"
-    );
-    assert_eq!(
-        response
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok()),
+        reply.header("content-type"),
         Some("application/json"),
         "served as JSON"
     );
-    let text = response.text().await.expect("a body");
+    let text = reply.text();
     let json = serde_json::from_str(&text).expect("the document is JSON");
     (text, json)
 }
@@ -272,24 +263,17 @@ async fn shared_error_headers_are_required() {
 async fn a_non_utf8_id_is_not_found_with_the_error_body() {
     let relay = TestRelay::start().await;
     let account = herald_testkit::fixtures::create_account(&relay.url).await;
-    let http = reqwest::Client::new();
+    let device = relay.api().device(&account);
     for (method, path) in [
         (reqwest::Method::GET, "/messages/%FF"),
         (reqwest::Method::GET, "/messages/%C3%28/thread"),
         (reqwest::Method::DELETE, "/connections/%FF"),
         (reqwest::Method::GET, "/files/%FF"),
     ] {
-        let response = http
-            .request(method.clone(), format!("{}{path}", relay.url))
-            .bearer_auth(&account.device_token)
-            .send()
+        let body: herald_protocol::ErrorBody = device
+            .send(method.clone(), path, None::<&()>)
             .await
-            .expect("the relay answers");
-        assert_eq!(response.status().as_u16(), 404, "{method} {path}");
-        let body: herald_protocol::ErrorBody = response
-            .json()
-            .await
-            .unwrap_or_else(|e| panic!("{method} {path}: the catalog body: {e}"));
+            .ok(404, &format!("{method} {path}"));
         assert_eq!(body.error, "not_found", "{method} {path}");
     }
 }
@@ -302,47 +286,35 @@ async fn a_non_utf8_id_is_not_found_with_the_error_body() {
 async fn a_cursor_past_every_revision_reads_nothing() {
     let relay = TestRelay::start().await;
     let account = herald_testkit::fixtures::create_account(&relay.url).await;
-    let http = reqwest::Client::new();
-    let created = http
-        .post(format!("{}/agent-keys", relay.url))
-        .bearer_auth(&account.device_token)
-        .json(&serde_json::json!({"name": "probe"}))
-        .send()
+    let device = relay.api().device(&account);
+    let key: Value = device
+        .post("/agent-keys", &serde_json::json!({"name": "probe"}))
         .await
-        .expect("POST /agent-keys");
-    let key: Value = created.json().await.expect("the created key");
-    let notified = http
-        .post(format!("{}/v1/notify", relay.url))
-        .bearer_auth(key["key"].as_str().expect("a key"))
-        .json(&serde_json::json!({"title": "Build finished"}))
-        .send()
+        .ok(201, "the device creates an agent key");
+    relay
+        .api()
+        .bearer(key["key"].as_str().expect("a key"))
+        .post(
+            "/v1/notify",
+            &serde_json::json!({"title": "Build finished"}),
+        )
         .await
-        .expect("POST /v1/notify");
-    assert_eq!(notified.status().as_u16(), 201, "a notification is stored");
+        .expect_status(201, "a notification is stored");
     for feed in ["notifications", "messages"] {
-        let page: Value = http
-            .get(format!("{}/{feed}?after={}", relay.url, i64::MAX))
-            .bearer_auth(&account.device_token)
-            .send()
+        let page: Value = device
+            .get(&format!("/{feed}?after={}", i64::MAX))
             .await
-            .expect("the feed answers")
-            .json()
-            .await
-            .expect("a page");
+            .ok(200, &format!("/{feed}: the largest cursor is a valid one"));
         assert_eq!(
             page["records"].as_array().map(Vec::len),
             Some(0),
             "/{feed}: nothing lies past the largest cursor"
         );
         for past in [i64::MAX as u64 + 1, u64::MAX] {
-            let response = http
-                .get(format!("{}/{feed}?after={past}", relay.url))
-                .bearer_auth(&account.device_token)
-                .send()
+            let body: herald_protocol::ErrorBody = device
+                .get(&format!("/{feed}?after={past}"))
                 .await
-                .expect("the feed answers");
-            assert_eq!(response.status().as_u16(), 400, "/{feed}?after={past}");
-            let body: herald_protocol::ErrorBody = response.json().await.expect("the catalog body");
+                .ok(400, &format!("/{feed}?after={past}"));
             assert_eq!(body.error, "invalid_request", "/{feed}?after={past}");
             assert_eq!(
                 body.fields,

@@ -13,8 +13,7 @@ use herald_protocol::files::FileReservation;
 use herald_protocol::wire::AnswerRequest;
 use herald_protocol::{ErrorCode, FileId, MessageId};
 use herald_testkit::fixtures::{self, TestAccount, TestConnection};
-use herald_testkit::TestRelay;
-use reqwest::{Method, Response};
+use herald_testkit::{Reply, TestRelay};
 use serde_json::json;
 
 const BYTES: &[u8] = b"age-encryption.org/v1 ... a kubeconfig, encrypted";
@@ -51,24 +50,18 @@ impl World {
 
     /// Reserves and uploads `BYTES` with `bearer`.
     async fn upload(&self, bearer: &str) -> FileId {
-        let url = &self.relay.url;
+        let uploader = self.relay.api().bearer(bearer);
         let body =
             json!({"name": "encrypted", "type": "application/octet-stream", "size": BYTES.len()});
-        let resp = call(url, Method::POST, "/files", Some(bearer), Some(body)).await;
-        assert_eq!(resp.status().as_u16(), 201, "set-up: reserve");
-        let id = resp
-            .json::<FileReservation>()
+        let id = uploader
+            .post("/files", &body)
             .await
-            .expect("reservation")
+            .ok::<FileReservation>(201, "set-up: reserve")
             .id;
-        let put = client()
-            .put(format!("{url}/files/{id}"))
-            .bearer_auth(bearer)
-            .body(BYTES.to_vec())
-            .send()
+        uploader
+            .put_bytes(&format!("/files/{id}"), BYTES.to_vec())
             .await
-            .expect("the relay answers");
-        assert_eq!(put.status().as_u16(), 200, "set-up: upload");
+            .expect_status(200, "set-up: upload");
         id
     }
 
@@ -101,40 +94,34 @@ impl World {
         body
     }
 
-    async fn answer(&self, id: &MessageId, body: &AnswerRequest) -> Response {
-        call(
-            &self.relay.url,
-            Method::POST,
-            &format!("/messages/{id}/answer"),
-            Some(&self.a.device_token),
-            Some(serde_json::to_value(body).expect("answer JSON")),
-        )
-        .await
+    /// The device answers `id` with `body`; the reply unchecked.
+    async fn answer(&self, id: &MessageId, body: &AnswerRequest) -> Reply {
+        self.relay
+            .api()
+            .device(&self.a)
+            .post(&format!("/messages/{id}/answer"), body)
+            .await
     }
 
-    async fn download(&self, bearer: &str, id: &FileId) -> Response {
-        call(
-            &self.relay.url,
-            Method::GET,
-            &format!("/files/{id}"),
-            Some(bearer),
-            None,
-        )
-        .await
+    /// `GET /files/{id}` as `bearer`; the reply unchecked.
+    async fn download(&self, bearer: &str, id: &FileId) -> Reply {
+        self.relay
+            .api()
+            .bearer(bearer)
+            .get(&format!("/files/{id}"))
+            .await
     }
 
     /// A request answered with one secret file; returns (request, file).
     async fn answered_with_secret_file(&self) -> (MessageId, FileId) {
         let id = self.request().await;
         let file = self.upload(&self.a.device_token).await;
-        let resp = self
-            .answer(
-                &id,
-                &self.answer_body(&id, true, &[], std::slice::from_ref(&file)),
-            )
-            .await;
-        let status = resp.status().as_u16();
-        assert_eq!(status, 200, "answered: {}", resp.text().await.unwrap());
+        self.answer(
+            &id,
+            &self.answer_body(&id, true, &[], std::slice::from_ref(&file)),
+        )
+        .await
+        .expect_status(200, "answered");
         (id, file)
     }
 }
@@ -144,26 +131,21 @@ async fn only_the_asking_connection_can_download_a_secret_file() {
     let w = world().await;
     let (_, file) = w.answered_with_secret_file().await;
 
-    let resp = w.download(&w.conn.bearer, &file).await;
-    assert_eq!(
-        resp.status().as_u16(),
-        200,
-        "the asking connection downloads it"
-    );
-    assert_eq!(
-        resp.bytes().await.unwrap().as_ref(),
-        BYTES,
-        "the uploaded bytes"
-    );
-    let again = w.download(&w.conn.bearer, &file).await;
-    assert_eq!(again.status().as_u16(), 200, "again, within 15 minutes");
+    let reply = w.download(&w.conn.bearer, &file).await;
+    reply.expect_status(200, "the asking connection downloads it");
+    assert_eq!(reply.bytes(), BYTES, "the uploaded bytes");
+    w.download(&w.conn.bearer, &file)
+        .await
+        .expect_status(200, "again, within 15 minutes");
 
     for (who, bearer) in [
         ("the answering device (its uploader)", &w.a.device_token),
         ("another connection of the account", &w.other.bearer),
         ("another account's device", &w.b.device_token),
     ] {
-        expect_error(w.download(bearer, &file).await, ErrorCode::NotFound, who).await;
+        w.download(bearer, &file)
+            .await
+            .error(ErrorCode::NotFound, who);
     }
     w.relay.shutdown().await;
 }
@@ -181,36 +163,27 @@ async fn a_secret_file_is_deleted_15_minutes_after_the_answer() {
         .clock()
         .advance(TimeDelta::minutes(15) - TimeDelta::milliseconds(1));
     w.relay.state.sweep_secrets().await.expect("sweep");
-    assert_eq!(
-        w.download(&w.conn.bearer, &file).await.status().as_u16(),
-        200,
-        "just before 15 minutes it is still there"
-    );
+    w.download(&w.conn.bearer, &file)
+        .await
+        .expect_status(200, "just before 15 minutes it is still there");
 
     w.relay.clock().advance(TimeDelta::milliseconds(1));
-    expect_error(
-        w.download(&w.conn.bearer, &file).await,
+    w.download(&w.conn.bearer, &file).await.error(
         ErrorCode::FileExpired,
         "at 15 minutes it is refused even before the sweep",
-    )
-    .await;
+    );
     assert!(
         w.relay.state.sweep_secrets().await.expect("sweep") >= 1,
         "the sweeper deletes it"
     );
     assert!(!blob.exists(), "its bytes are removed from disk");
-    expect_error(
-        w.download(&w.conn.bearer, &file).await,
+    w.download(&w.conn.bearer, &file).await.error(
         ErrorCode::FileExpired,
         "the asking connection learns it expired, not a bare 404",
-    )
-    .await;
-    expect_error(
-        w.download(&w.a.device_token, &file).await,
-        ErrorCode::NotFound,
-        "devices still cannot even see it",
-    )
-    .await;
+    );
+    w.download(&w.a.device_token, &file)
+        .await
+        .error(ErrorCode::NotFound, "devices still cannot even see it");
     w.relay.shutdown().await;
 }
 
@@ -222,21 +195,17 @@ async fn secret_attachments_are_checked_and_refusals_attach_nothing() {
     let agents = w.upload(&w.conn.bearer).await;
 
     let body = w.answer_body(&id, false, &[], std::slice::from_ref(&mine));
-    let err = expect_error(
-        w.answer(&id, &body).await,
+    let err = w.answer(&id, &body).await.error(
         ErrorCode::InvalidRequest,
         "secret attachments need a secret envelope",
-    )
-    .await;
+    );
     assert_eq!(err.fields, ["secretAttachments"], "names the list");
 
     let body = w.answer_body(&id, true, &[], &[agents]);
-    let err = expect_error(
-        w.answer(&id, &body).await,
+    let err = w.answer(&id, &body).await.error(
         ErrorCode::InvalidRequest,
         "only the answering device's own uploads",
-    )
-    .await;
+    );
     assert_eq!(err.fields, ["secretAttachments[0]"], "names the file");
 
     let body = w.answer_body(
@@ -245,21 +214,17 @@ async fn secret_attachments_are_checked_and_refusals_attach_nothing() {
         std::slice::from_ref(&mine),
         std::slice::from_ref(&mine),
     );
-    let err = expect_error(
-        w.answer(&id, &body).await,
+    let err = w.answer(&id, &body).await.error(
         ErrorCode::InvalidRequest,
         "a file is secret or not, not both",
-    )
-    .await;
+    );
     assert_eq!(err.fields, ["secretAttachments[0]"], "names the file");
 
     let many: Vec<FileId> = (0..11).map(|_| mine.clone()).collect();
-    let err = expect_error(
-        w.answer(&id, &w.answer_body(&id, true, &[], &many)).await,
-        ErrorCode::InvalidRequest,
-        "at most 10",
-    )
-    .await;
+    let err = w
+        .answer(&id, &w.answer_body(&id, true, &[], &many))
+        .await
+        .error(ErrorCode::InvalidRequest, "at most 10");
     assert_eq!(err.fields, ["secretAttachments"], "names the list");
 
     // None of that attached anything: the same upload still answers the request.
@@ -270,33 +235,21 @@ async fn secret_attachments_are_checked_and_refusals_attach_nothing() {
         std::slice::from_ref(&ordinary),
         std::slice::from_ref(&mine),
     );
-    let resp = w.answer(&id, &body).await;
-    assert_eq!(
-        resp.status().as_u16(),
-        200,
-        "files and secret files together"
-    );
-    assert_eq!(
-        w.download(&w.a.device_token, &ordinary)
-            .await
-            .status()
-            .as_u16(),
-        200,
-        "an ordinary attachment of the answer stays readable by the devices"
-    );
-    assert_eq!(
-        w.download(&w.conn.bearer, &ordinary)
-            .await
-            .status()
-            .as_u16(),
-        200,
-        "and by the asking connection"
-    );
-    expect_error(
-        w.download(&w.a.device_token, &mine).await,
+    w.answer(&id, &body)
+        .await
+        .expect_status(200, "files and secret files together");
+    w.download(&w.a.device_token, &ordinary)
+        .await
+        .expect_status(
+            200,
+            "an ordinary attachment of the answer stays readable by the devices",
+        );
+    w.download(&w.conn.bearer, &ordinary)
+        .await
+        .expect_status(200, "and by the asking connection");
+    w.download(&w.a.device_token, &mine).await.error(
         ErrorCode::NotFound,
         "while the secret one is the asking connection's only",
-    )
-    .await;
+    );
     w.relay.shutdown().await;
 }

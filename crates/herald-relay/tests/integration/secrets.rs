@@ -14,8 +14,7 @@ use herald_protocol::secrets::{SecretEnvelope, SecretOfferState, SecretOfferStat
 use herald_protocol::wire::{AnswerRequest, MessageRecord, SendMessageRequest};
 use herald_protocol::{ErrorCode, MessageId, Revision};
 use herald_testkit::fixtures::{self, TestAccount, TestConnection};
-use herald_testkit::TestRelay;
-use reqwest::Method;
+use herald_testkit::{Reply, TestRelay};
 
 struct World {
     relay: TestRelay,
@@ -65,7 +64,8 @@ impl World {
         send(&self.relay.url, &self.conn.bearer, &req).await.id
     }
 
-    async fn answer_with_secret(&self, id: &MessageId, marker: &[u8]) -> reqwest::Response {
+    /// The device answers `id` with a secret envelope carrying `marker`; the reply unchecked.
+    async fn answer_with_secret(&self, id: &MessageId, marker: &[u8]) -> Reply {
         let mut body = fixtures::answer_request(&self.a, id);
         body.secret_envelope = Some(sealed_to(
             EnvelopeKind::SecretAnswer,
@@ -83,31 +83,27 @@ impl World {
         .await
     }
 
-    async fn post(
-        &self,
-        bearer: &str,
-        path: &str,
-        body: &impl serde::Serialize,
-    ) -> reqwest::Response {
-        call(
-            &self.relay.url,
-            Method::POST,
-            path,
-            Some(bearer),
-            Some(serde_json::to_value(body).expect("JSON body")),
-        )
-        .await
+    /// `POST path` with a JSON body as `bearer`; the reply unchecked.
+    async fn post(&self, bearer: &str, path: &str, body: &impl serde::Serialize) -> Reply {
+        self.relay.api().bearer(bearer).post(path, body).await
     }
 
-    async fn collect(&self, bearer: &str, id: &MessageId) -> reqwest::Response {
-        call(
-            &self.relay.url,
-            Method::POST,
-            &format!("/messages/{id}/secret/collect"),
-            Some(bearer),
-            None,
-        )
-        .await
+    /// `POST /messages/{id}/secret/collect` (no body) as `bearer`; the reply unchecked.
+    async fn collect(&self, bearer: &str, id: &MessageId) -> Reply {
+        self.relay
+            .api()
+            .bearer(bearer)
+            .post_empty(&format!("/messages/{id}/secret/collect"))
+            .await
+    }
+
+    /// The device puts the offer key `key` on message `id`; the reply unchecked.
+    async fn put_offer_key(&self, id: &MessageId, key: &serde_json::Value) -> Reply {
+        self.relay
+            .api()
+            .device(&self.a)
+            .put(&format!("/messages/{id}/offer-key"), key)
+            .await
     }
 
     async fn offer(&self) -> MessageId {
@@ -134,16 +130,12 @@ impl World {
     }
 
     async fn state(&self, bearer: &str, id: &MessageId) -> SecretOfferState {
-        let resp = call(
-            &self.relay.url,
-            Method::GET,
-            &format!("/messages/{id}/offer-key"),
-            Some(bearer),
-            None,
-        )
-        .await;
-        assert_eq!(resp.status().as_u16(), 200, "the offer state is readable");
-        resp.json().await.expect("SecretOfferState")
+        self.relay
+            .api()
+            .bearer(bearer)
+            .get(&format!("/messages/{id}/offer-key"))
+            .await
+            .ok(200, "the offer state is readable")
     }
 }
 
@@ -155,13 +147,10 @@ async fn secret_answer_goes_to_the_asking_connection_once() {
     let url = &w.relay.url;
     let id = w.request().await;
     let marker = b"SECRET-ANSWER-MARKER-0123456789";
-    let resp = w.answer_with_secret(&id, marker).await;
-    assert_eq!(
-        resp.status().as_u16(),
-        200,
-        "the answer with its secret is accepted"
-    );
-    let record: MessageRecord = resp.json().await.expect("record");
+    let record: MessageRecord = w
+        .answer_with_secret(&id, marker)
+        .await
+        .ok(200, "the answer with its secret is accepted");
     let needle = b64_encode(marker);
     assert!(
         !serde_json::to_string(&record).unwrap().contains(&needle),
@@ -175,36 +164,27 @@ async fn secret_answer_goes_to_the_asking_connection_once() {
         );
     }
 
-    expect_error(
-        w.collect(&w.a.device_token, &id).await,
+    w.collect(&w.a.device_token, &id).await.error(
         ErrorCode::Forbidden,
         "a device never gets the secret answer",
-    )
-    .await;
-    expect_error(
-        w.collect(&w.other.bearer, &id).await,
+    );
+    w.collect(&w.other.bearer, &id).await.error(
         ErrorCode::NotFound,
         "another connection cannot see the request",
-    )
-    .await;
-
-    let resp = w.collect(&w.conn.bearer, &id).await;
-    assert_eq!(
-        resp.status().as_u16(),
-        200,
-        "the asking connection collects it"
     );
-    let got: SecretEnvelope = resp.json().await.expect("SecretEnvelope");
+
+    let got: SecretEnvelope = w
+        .collect(&w.conn.bearer, &id)
+        .await
+        .ok(200, "the asking connection collects it");
     assert_eq!(
         got.envelope.ciphertext, needle,
         "the stored secret envelope, as given"
     );
-    expect_error(
-        w.collect(&w.conn.bearer, &id).await,
+    w.collect(&w.conn.bearer, &id).await.error(
         ErrorCode::SecretCollected,
         "a secret answer is handed over once",
-    )
-    .await;
+    );
     w.relay.shutdown().await;
 }
 
@@ -228,13 +208,13 @@ async fn secret_answers_are_checked_and_answered_once() {
     extra.key_id = "k_aek".into();
     two.recipients.push(extra);
     body.secret_envelope = Some(two);
-    let err = expect_error(
-        w.post(&w.a.device_token, &format!("/messages/{id}/answer"), &body)
-            .await,
-        ErrorCode::InvalidRequest,
-        "a secret envelope with two recipients could be read by the account",
-    )
-    .await;
+    let err = w
+        .post(&w.a.device_token, &format!("/messages/{id}/answer"), &body)
+        .await
+        .error(
+            ErrorCode::InvalidRequest,
+            "a secret envelope with two recipients could be read by the account",
+        );
     assert_eq!(
         err.fields,
         vec!["secretEnvelope.recipients"],
@@ -248,27 +228,26 @@ async fn secret_answers_are_checked_and_answered_once() {
         w.a.device(),
         b"x",
     ));
-    let err = expect_error(
-        w.post(&w.a.device_token, &format!("/messages/{id}/answer"), &body)
-            .await,
-        ErrorCode::InvalidRequest,
-        "the secret envelope must be of kind secretAnswer",
-    )
-    .await;
+    let err = w
+        .post(&w.a.device_token, &format!("/messages/{id}/answer"), &body)
+        .await
+        .error(
+            ErrorCode::InvalidRequest,
+            "the secret envelope must be of kind secretAnswer",
+        );
     assert_eq!(
         err.fields,
         vec!["secretEnvelope.header.kind"],
         "names the field"
     );
 
-    let resp = w.answer_with_secret(&id, b"first").await;
-    assert_eq!(resp.status().as_u16(), 200, "the first answer is accepted");
-    expect_error(
-        w.answer_with_secret(&id, b"second").await,
+    w.answer_with_secret(&id, b"first")
+        .await
+        .expect_status(200, "the first answer is accepted");
+    w.answer_with_secret(&id, b"second").await.error(
         ErrorCode::AlreadyAnswered,
         "answers with secrets are accepted once too",
-    )
-    .await;
+    );
 
     // A request a device sent has no connection to collect a secret.
     let from_device = send_from_device(&w.relay.url, &w.a, true).await;
@@ -281,28 +260,23 @@ async fn secret_answers_are_checked_and_answered_once() {
         "k_device",
         b"x",
     ));
-    expect_error(
-        w.post(
-            &w.a.device_token,
-            &format!("/messages/{}/answer", from_device.id),
-            &body,
-        )
-        .await,
+    w.post(
+        &w.a.device_token,
+        &format!("/messages/{}/answer", from_device.id),
+        &body,
+    )
+    .await
+    .error(
         ErrorCode::InvalidRequest,
         "nobody could collect this secret",
-    )
-    .await;
-    let record: MessageRecord = call(
-        &w.relay.url,
-        Method::GET,
-        &format!("/messages/{}", from_device.id),
-        Some(&w.a.device_token),
-        None,
-    )
-    .await
-    .json()
-    .await
-    .unwrap();
+    );
+    let record: MessageRecord = w
+        .relay
+        .api()
+        .device(&w.a)
+        .get(&format!("/messages/{}", from_device.id))
+        .await
+        .ok(200, "the device reads its request");
     assert_eq!(
         record.status,
         herald_protocol::wire::MessageStatus::Pending,
@@ -317,17 +291,19 @@ async fn uncollected_secret_answers_expire_after_15_minutes() {
     // Only this test's explicit sweep calls may delete (their counts are asserted).
     w.relay.stop_sweeper().await;
     let (early, late) = (w.request().await, w.request().await);
-    assert_eq!(w.answer_with_secret(&early, b"early").await.status(), 200);
+    w.answer_with_secret(&early, b"early")
+        .await
+        .expect_status(200, "the early answer is accepted");
     w.relay.clock().advance(Duration::minutes(14));
-    assert_eq!(w.answer_with_secret(&late, b"late").await.status(), 200);
+    w.answer_with_secret(&late, b"late")
+        .await
+        .expect_status(200, "the late answer is accepted");
     w.relay.clock().advance(Duration::minutes(1));
     // Past 15 minutes the answer's secret is refused even before the sweeper runs.
-    expect_error(
-        w.collect(&w.conn.bearer, &early).await,
+    w.collect(&w.conn.bearer, &early).await.error(
         ErrorCode::SecretExpired,
         "15 minutes after the answer the secret is gone",
-    )
-    .await;
+    );
     let swept = w.relay.state.sweep_secrets().await.expect("sweep");
     assert_eq!(
         swept, 0,
@@ -336,12 +312,9 @@ async fn uncollected_secret_answers_expire_after_15_minutes() {
     w.relay.clock().advance(Duration::minutes(14));
     let swept = w.relay.state.sweep_secrets().await.expect("sweep");
     assert_eq!(swept, 1, "the sweeper deletes the late one at its deadline");
-    expect_error(
-        w.collect(&w.conn.bearer, &late).await,
-        ErrorCode::SecretExpired,
-        "a swept secret is expired",
-    )
-    .await;
+    w.collect(&w.conn.bearer, &late)
+        .await
+        .error(ErrorCode::SecretExpired, "a swept secret is expired");
     w.relay.shutdown().await;
 }
 
@@ -366,55 +339,31 @@ async fn secret_offer_is_opened_sent_and_handed_over_once() {
         OFFER_KEY_ID,
         b"OFFERED-SECRET",
     );
-    expect_error(
-        w.post(
-            &w.conn.bearer,
-            &format!("/messages/{id}/secret-payload"),
-            &serde_json::json!({"envelope": payload}),
-        )
-        .await,
-        ErrorCode::OfferNotOpened,
-        "no key to seal to yet",
+    w.post(
+        &w.conn.bearer,
+        &format!("/messages/{id}/secret-payload"),
+        &serde_json::json!({"envelope": payload}),
     )
-    .await;
-    expect_error(
-        w.post(
-            &w.a.device_token,
-            &format!("/messages/{id}/secret-payload/collect"),
-            &(),
-        )
-        .await,
-        ErrorCode::OfferNotOpened,
-        "nothing to collect yet",
+    .await
+    .error(ErrorCode::OfferNotOpened, "no key to seal to yet");
+    w.post(
+        &w.a.device_token,
+        &format!("/messages/{id}/secret-payload/collect"),
+        &(),
     )
-    .await;
+    .await
+    .error(ErrorCode::OfferNotOpened, "nothing to collect yet");
 
-    let put = call(
-        url,
-        Method::PUT,
-        &format!("/messages/{id}/offer-key"),
-        Some(&w.a.device_token),
-        Some(w.offer_key(&id, OFFER_KEY_ID)),
-    )
-    .await;
-    assert_eq!(
-        put.status().as_u16(),
-        200,
-        "the device posts its one-time key"
-    );
+    w.put_offer_key(&id, &w.offer_key(&id, OFFER_KEY_ID))
+        .await
+        .expect_status(200, "the device posts its one-time key");
     assert!(
         next_sync(&mut socket).await > first,
         "opening nudges the sender's socket"
     );
-    let again = call(
-        url,
-        Method::PUT,
-        &format!("/messages/{id}/offer-key"),
-        Some(&w.a.device_token),
-        Some(w.offer_key(&id, OFFER_KEY_ID)),
-    )
-    .await;
-    expect_error(again, ErrorCode::OfferKeyExists, "one key per offer").await;
+    w.put_offer_key(&id, &w.offer_key(&id, OFFER_KEY_ID))
+        .await
+        .error(ErrorCode::OfferKeyExists, "one key per offer");
     let state = w.state(&w.conn.bearer, &id).await;
     assert_eq!(state.status, SecretOfferStatus::Opened, "opened");
     assert!(
@@ -422,17 +371,13 @@ async fn secret_offer_is_opened_sent_and_handed_over_once() {
         "the sender gets the certificate to verify"
     );
 
-    expect_error(
-        w.post(
-            &w.a.device_token,
-            &format!("/messages/{id}/secret-payload/collect"),
-            &(),
-        )
-        .await,
-        ErrorCode::SecretNotSent,
-        "the device waits for the sender",
+    w.post(
+        &w.a.device_token,
+        &format!("/messages/{id}/secret-payload/collect"),
+        &(),
     )
-    .await;
+    .await
+    .error(ErrorCode::SecretNotSent, "the device waits for the sender");
     let wrong = sealed_to(
         EnvelopeKind::SecretPayload,
         &w.a,
@@ -441,17 +386,17 @@ async fn secret_offer_is_opened_sent_and_handed_over_once() {
         "k_somebody_else_s_key_x",
         b"x",
     );
-    let err = expect_error(
-        w.post(
+    let err = w
+        .post(
             &w.conn.bearer,
             &format!("/messages/{id}/secret-payload"),
             &serde_json::json!({"envelope": wrong}),
         )
-        .await,
-        ErrorCode::InvalidRequest,
-        "the secret must be sealed to the offer key",
-    )
-    .await;
+        .await
+        .error(
+            ErrorCode::InvalidRequest,
+            "the secret must be sealed to the offer key",
+        );
     assert_eq!(err.fields, vec!["envelope.recipients"], "names the field");
     let from_other = sealed_to(
         EnvelopeKind::SecretPayload,
@@ -461,47 +406,34 @@ async fn secret_offer_is_opened_sent_and_handed_over_once() {
         OFFER_KEY_ID,
         b"x",
     );
-    expect_error(
-        w.post(
-            &w.other.bearer,
-            &format!("/messages/{id}/secret-payload"),
-            &serde_json::json!({"envelope": from_other}),
-        )
-        .await,
-        ErrorCode::NotFound,
-        "only the sender may post the secret",
+    w.post(
+        &w.other.bearer,
+        &format!("/messages/{id}/secret-payload"),
+        &serde_json::json!({"envelope": from_other}),
     )
-    .await;
-    expect_error(
-        w.post(
-            &w.a.device_token,
-            &format!("/messages/{id}/secret-payload"),
-            &serde_json::json!({"envelope": payload}),
-        )
-        .await,
-        ErrorCode::Forbidden,
-        "a device does not post offer secrets",
+    .await
+    .error(ErrorCode::NotFound, "only the sender may post the secret");
+    w.post(
+        &w.a.device_token,
+        &format!("/messages/{id}/secret-payload"),
+        &serde_json::json!({"envelope": payload}),
     )
-    .await;
-    let resp = w
-        .post(
-            &w.conn.bearer,
-            &format!("/messages/{id}/secret-payload"),
-            &serde_json::json!({"envelope": payload}),
-        )
-        .await;
-    assert_eq!(resp.status().as_u16(), 200, "the sender posts the secret");
-    expect_error(
-        w.post(
-            &w.conn.bearer,
-            &format!("/messages/{id}/secret-payload"),
-            &serde_json::json!({"envelope": payload}),
-        )
-        .await,
-        ErrorCode::SecretPayloadExists,
-        "the secret is posted once",
+    .await
+    .error(ErrorCode::Forbidden, "a device does not post offer secrets");
+    w.post(
+        &w.conn.bearer,
+        &format!("/messages/{id}/secret-payload"),
+        &serde_json::json!({"envelope": payload}),
     )
-    .await;
+    .await
+    .expect_status(200, "the sender posts the secret");
+    w.post(
+        &w.conn.bearer,
+        &format!("/messages/{id}/secret-payload"),
+        &serde_json::json!({"envelope": payload}),
+    )
+    .await
+    .error(ErrorCode::SecretPayloadExists, "the secret is posted once");
     let needle = b64_encode(b"OFFERED-SECRET");
     let (records, _) = drain_feed(url, &w.a.device_token, Revision(0), 100).await;
     assert!(
@@ -516,23 +448,18 @@ async fn secret_offer_is_opened_sent_and_handed_over_once() {
             &(),
         )
         .await;
-    assert_eq!(resp.status().as_u16(), 200, "the device collects it");
-    let got: SecretEnvelope = resp.json().await.unwrap();
+    let got: SecretEnvelope = resp.ok(200, "the device collects it");
     assert_eq!(
         got.envelope.ciphertext, needle,
         "the posted envelope, as given"
     );
-    expect_error(
-        w.post(
-            &w.a.device_token,
-            &format!("/messages/{id}/secret-payload/collect"),
-            &(),
-        )
-        .await,
-        ErrorCode::SecretCollected,
-        "handed over once",
+    w.post(
+        &w.a.device_token,
+        &format!("/messages/{id}/secret-payload/collect"),
+        &(),
     )
-    .await;
+    .await
+    .error(ErrorCode::SecretCollected, "handed over once");
     let state = w.state(&w.conn.bearer, &id).await;
     assert_eq!(
         state.status,
@@ -549,58 +476,27 @@ async fn offers_are_only_secret_messages_and_expire() {
     let mut w = world(true).await;
     // Only this test's explicit sweep calls may delete (their counts are asserted).
     w.relay.stop_sweeper().await;
-    let url = &w.relay.url;
     let mut req = fixtures::message_request(&w.a.account_id, w.conn.principal(), true);
     req.kind = "secret".into();
-    let resp =
-        fixtures::post_message(url, &w.conn.bearer, &fixtures::new_idempotency_key(), &req).await;
-    expect_error(
-        resp,
-        ErrorCode::InvalidRequest,
-        "a secret offer asks nothing",
-    )
-    .await;
+    w.relay
+        .api()
+        .connection(&w.conn)
+        .post_message(&fixtures::new_idempotency_key(), &req)
+        .await
+        .error(ErrorCode::InvalidRequest, "a secret offer asks nothing");
 
     let plain = w.request().await;
-    let resp = call(
-        url,
-        Method::PUT,
-        &format!("/messages/{plain}/offer-key"),
-        Some(&w.a.device_token),
-        Some(w.offer_key(&plain, OFFER_KEY_ID)),
-    )
-    .await;
-    expect_error(
-        resp,
-        ErrorCode::NotASecretOffer,
-        "a request is not an offer",
-    )
-    .await;
+    w.put_offer_key(&plain, &w.offer_key(&plain, OFFER_KEY_ID))
+        .await
+        .error(ErrorCode::NotASecretOffer, "a request is not an offer");
 
     let id = w.offer().await;
-    let resp = call(
-        url,
-        Method::PUT,
-        &format!("/messages/{id}/offer-key"),
-        Some(&w.a.device_token),
-        Some(w.offer_key(&plain, OFFER_KEY_ID)),
-    )
-    .await;
-    expect_error(
-        resp,
-        ErrorCode::InvalidRequest,
-        "the key must name this message",
-    )
-    .await;
-    let put = call(
-        url,
-        Method::PUT,
-        &format!("/messages/{id}/offer-key"),
-        Some(&w.a.device_token),
-        Some(w.offer_key(&id, OFFER_KEY_ID)),
-    )
-    .await;
-    assert_eq!(put.status().as_u16(), 200, "opened");
+    w.put_offer_key(&id, &w.offer_key(&plain, OFFER_KEY_ID))
+        .await
+        .error(ErrorCode::InvalidRequest, "the key must name this message");
+    w.put_offer_key(&id, &w.offer_key(&id, OFFER_KEY_ID))
+        .await
+        .expect_status(200, "opened");
     w.relay.clock().advance(Duration::minutes(15));
     assert_eq!(
         w.state(&w.conn.bearer, &id).await.status,
@@ -615,17 +511,13 @@ async fn offers_are_only_secret_messages_and_expire() {
         OFFER_KEY_ID,
         b"late",
     );
-    expect_error(
-        w.post(
-            &w.conn.bearer,
-            &format!("/messages/{id}/secret-payload"),
-            &serde_json::json!({"envelope": payload}),
-        )
-        .await,
-        ErrorCode::SecretExpired,
-        "too late to seal to it",
+    w.post(
+        &w.conn.bearer,
+        &format!("/messages/{id}/secret-payload"),
+        &serde_json::json!({"envelope": payload}),
     )
-    .await;
+    .await
+    .error(ErrorCode::SecretExpired, "too late to seal to it");
     assert_eq!(
         w.relay.state.sweep_secrets().await.expect("sweep"),
         1,

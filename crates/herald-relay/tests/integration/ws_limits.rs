@@ -11,7 +11,7 @@ use herald_protocol::ErrorCode;
 use herald_relay::ws_limits::{SocketLimits, REPLACED_CLOSE_CODE};
 use herald_relay::{AppState, RelayConfig};
 use herald_testkit::fixtures;
-use herald_testkit::TestRelay;
+use herald_testkit::{Api, TestRelay};
 use tokio_tungstenite::tungstenite::Message;
 
 /// Reads frames until the relay closes the socket; returns the Close code.
@@ -96,17 +96,15 @@ async fn a_full_account_refuses_new_credentials_but_not_a_reconnecting_one() {
         Some(ErrorCode::TooManySockets.status()),
         "a credential with no socket is refused on a full account"
     );
-    let resp = reqwest::Client::new()
-        .get(format!("{url}/ws"))
-        .bearer_auth(&second.bearer)
+    let body = Api::new(&url)
+        .connection(&second)
         .header("Connection", "Upgrade")
         .header("Upgrade", "websocket")
         .header("Sec-WebSocket-Version", "13")
         .header("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
-        .send()
+        .get("/ws")
         .await
-        .unwrap();
-    let body = expect_error(resp, ErrorCode::TooManySockets, "the refusal's body").await;
+        .error(ErrorCode::TooManySockets, "the refusal's body");
     assert!(body.message.contains("close some"), "{}", body.message);
 
     // The agent reconnects (its old socket half dead): it replaces its own, not refused.

@@ -13,8 +13,7 @@ use std::time::Duration;
 
 use common::*;
 use herald_relay::{AgentLimits, RelayConfig, RunningRelay};
-use herald_testkit::fixtures;
-use reqwest::Method;
+use herald_testkit::{fixtures, Api};
 use serde_json::{json, Value};
 use tempfile::TempDir;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -74,10 +73,14 @@ async fn stuck_socket(addr: SocketAddr, bearer: &str) -> TcpStream {
     stream
 }
 
+/// Whether `GET /v1/status`, as the agent `key`, says a device is online.
 async fn online(url: &str, key: &str) -> bool {
-    let resp = call(url, Method::GET, "/v1/status", Some(key), None).await;
-    assert_eq!(resp.status().as_u16(), 200);
-    resp.json::<Value>().await.unwrap()["online"] == json!(true)
+    let status: Value = Api::new(url)
+        .bearer(key)
+        .get("/v1/status")
+        .await
+        .ok(200, "the agent reads the status");
+    status["online"] == json!(true)
 }
 
 /// Pushes up to `count` notifications, `PARALLEL` at a time; stops early (returning how many

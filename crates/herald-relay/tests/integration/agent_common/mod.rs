@@ -1,5 +1,7 @@
 //! Helpers for the agent-side tests (docs/agents.md): a relay with chosen budgets and a
 //! settable clock, agent keys, connectors through the real OAuth device flow, notify calls.
+//! HTTP goes through herald-testkit's [`Api`]; the calls that a test checks return its
+//! [`Reply`].
 #![allow(dead_code)]
 
 use std::sync::Arc;
@@ -9,11 +11,9 @@ use herald_protocol::agents::{AgentKeyCreated, DeviceAuthorizationResponse, Toke
 use herald_relay::{
     spawn_with_state, AgentLimits, AppState, Clock, ManualClock, RelayConfig, RunningRelay,
 };
-use reqwest::{Method, Response};
+use herald_testkit::{Api, Reply};
 use serde_json::{json, Value};
 use tempfile::TempDir;
-
-use super::common::call;
 
 /// A relay on 127.0.0.1:0 with a manual clock and the given budgets.
 pub struct AgentRelay {
@@ -43,6 +43,11 @@ impl AgentRelay {
             dir: started.dir,
             relay: Some(started.relay),
         }
+    }
+
+    /// An anonymous caller of this relay; `.bearer(…)` or `.device(…)` give it a credential.
+    pub fn api(&self) -> Api {
+        Api::new(&self.url)
     }
 
     pub fn ws_url(&self) -> String {
@@ -96,44 +101,33 @@ impl ManualRelay {
 
 /// Creates an agent key from a device; returns the created body (with the key).
 pub async fn agent_key(url: &str, device_token: &str, name: &str) -> AgentKeyCreated {
-    let resp = call(
-        url,
-        Method::POST,
-        "/agent-keys",
-        Some(device_token),
-        Some(json!({"name": name})),
-    )
-    .await;
-    assert_eq!(resp.status().as_u16(), 201, "set-up: create an agent key");
-    resp.json().await.expect("AgentKeyCreated")
+    Api::new(url)
+        .bearer(device_token)
+        .post("/agent-keys", &json!({"name": name}))
+        .await
+        .ok(201, "set-up: create an agent key")
 }
 
-/// A form POST (OAuth routes).
-pub async fn form(url: &str, path: &str, fields: &[(&str, &str)]) -> Response {
-    reqwest::Client::new()
-        .post(format!("{url}{path}"))
-        .form(fields)
-        .send()
-        .await
-        .expect("the relay answers")
+/// A form POST (OAuth routes), anonymous.
+pub async fn form(url: &str, path: &str, fields: &[(&str, &str)]) -> Reply {
+    Api::new(url).post_form(path, fields).await
 }
 
 pub const CLIENT_ID: &str = "test-connector";
 
 /// Starts a device authorization for [`CLIENT_ID`].
 pub async fn start_device_flow(url: &str) -> DeviceAuthorizationResponse {
-    let resp = form(
+    form(
         url,
         "/oauth/device_authorization",
         &[("client_id", CLIENT_ID), ("client_name", "Test MCP client")],
     )
-    .await;
-    assert_eq!(resp.status().as_u16(), 200, "set-up: device authorization");
-    resp.json().await.expect("DeviceAuthorizationResponse")
+    .await
+    .ok(200, "set-up: device authorization")
 }
 
 /// One token poll.
-pub async fn poll(url: &str, device_code: &str) -> Response {
+pub async fn poll(url: &str, device_code: &str) -> Reply {
     form(
         url,
         "/oauth/token",
@@ -152,31 +146,25 @@ pub async fn poll(url: &str, device_code: &str) -> Response {
 /// A connector token through the whole device flow, approved by `device_token`.
 pub async fn connector_token(url: &str, device_token: &str) -> String {
     let flow = start_device_flow(url).await;
-    let resp = call(
-        url,
-        Method::POST,
-        "/connectors/approve",
-        Some(device_token),
-        Some(json!({"userCode": flow.user_code})),
-    )
-    .await;
-    assert_eq!(resp.status().as_u16(), 200, "set-up: approve the connector");
-    let resp = poll(url, &flow.device_code).await;
-    assert_eq!(resp.status().as_u16(), 200, "set-up: collect the token");
-    let token: TokenResponse = resp.json().await.expect("TokenResponse");
+    Api::new(url)
+        .bearer(device_token)
+        .post("/connectors/approve", &json!({"userCode": flow.user_code}))
+        .await
+        .expect_status(200, "set-up: approve the connector");
+    let token: TokenResponse = poll(url, &flow.device_code)
+        .await
+        .ok(200, "set-up: collect the token");
     token.access_token
 }
 
 /// `POST /v1/notify` with a bearer.
-pub async fn notify(url: &str, bearer: &str, body: Value) -> Response {
-    call(url, Method::POST, "/v1/notify", Some(bearer), Some(body)).await
+pub async fn notify(url: &str, bearer: &str, body: Value) -> Reply {
+    Api::new(url).bearer(bearer).post("/v1/notify", &body).await
 }
 
 /// `POST /v1/notify` expecting 201; returns the receipt.
 pub async fn notify_ok(url: &str, bearer: &str, body: Value) -> Value {
-    let resp = notify(url, bearer, body).await;
-    let status = resp.status().as_u16();
-    let text = resp.text().await.expect("body");
-    assert_eq!(status, 201, "a new notification is stored: {text}");
-    serde_json::from_str(&text).expect("receipt JSON")
+    notify(url, bearer, body)
+        .await
+        .ok(201, "a new notification is stored")
 }

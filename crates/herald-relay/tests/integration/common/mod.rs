@@ -1,15 +1,16 @@
-//! Helpers shared by the relay's integration tests: HTTP calls with a bearer, error-body
-//! checks, feed reads and websocket frames. Everything runs against a real relay on
-//! 127.0.0.1:0 (herald-testkit).
+//! Helpers shared by the relay's integration tests: sending messages, feed reads and
+//! websocket frames. Everything runs against a real relay on 127.0.0.1:0 (herald-testkit);
+//! HTTP goes through herald-testkit's typed client ([`Api`], whose `Reply` checks statuses and
+//! error bodies).
 #![allow(dead_code)]
 
 use std::time::Duration;
 
 use futures_util::StreamExt;
 use herald_protocol::wire::{MessagePage, MessageRecord, SendMessageRequest, ServerFrame};
-use herald_protocol::{ErrorBody, ErrorCode, Revision};
+use herald_protocol::Revision;
 use herald_testkit::fixtures::{self, TestAccount};
-use reqwest::{Method, Response};
+use herald_testkit::Api;
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::Message;
@@ -20,57 +21,10 @@ pub const FRAME_TIMEOUT: Duration = Duration::from_secs(10);
 
 pub type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
-pub fn client() -> reqwest::Client {
-    reqwest::Client::new()
-}
-
-/// A request to the relay with an optional bearer.
-pub async fn call(
-    url: &str,
-    method: Method,
-    path: &str,
-    bearer: Option<&str>,
-    body: Option<serde_json::Value>,
-) -> Response {
-    let mut req = client().request(method, format!("{url}{path}"));
-    if let Some(b) = bearer {
-        req = req.bearer_auth(b);
-    }
-    if let Some(body) = body {
-        req = req.json(&body);
-    }
-    req.send().await.expect("the relay answers")
-}
-
-/// Asserts an error response: status and code from the catalog, and the body shape
-/// `{"error","message","fields"}`.
-pub async fn expect_error(resp: Response, code: ErrorCode, why: &str) -> ErrorBody {
-    let status = resp.status().as_u16();
-    let text = resp.text().await.expect("error body is readable");
-    assert_eq!(status, code.status(), "{why}: status (body: {text})");
-    let value: serde_json::Value =
-        serde_json::from_str(&text).unwrap_or_else(|_| panic!("{why}: error body is JSON: {text}"));
-    assert!(
-        value["error"].is_string(),
-        "{why}: body has an error code: {text}"
-    );
-    assert!(
-        value["message"].is_string(),
-        "{why}: body has a message: {text}"
-    );
-    assert!(value["fields"].is_array(), "{why}: body has fields: {text}");
-    let body: ErrorBody = serde_json::from_value(value).expect("ErrorBody");
-    assert_eq!(body.error, code.as_str(), "{why}: error code");
-    body
-}
-
-/// Sends a fresh message from `bearer` as `sender` and returns the stored record.
+/// Sends `req` as a new message from `bearer` (`POST /messages`, a fresh Idempotency-Key);
+/// asserts `201` and returns the stored record.
 pub async fn send(url: &str, bearer: &str, req: &SendMessageRequest) -> MessageRecord {
-    let resp = fixtures::post_message(url, bearer, &fixtures::new_idempotency_key(), req).await;
-    let status = resp.status().as_u16();
-    let text = resp.text().await.expect("body");
-    assert_eq!(status, 201, "a new message is created: {text}");
-    serde_json::from_str(&text).expect("MessageRecord")
+    Api::new(url).bearer(bearer).send_message(req).await
 }
 
 /// Sends a message (or request) from the account's device.
@@ -83,15 +37,17 @@ pub async fn send_from_device(
     send(url, &account.device_token, &req).await
 }
 
-/// `GET /messages?after=&limit=`.
+/// `GET /messages?after=&limit=` as `bearer`; asserts `200` and returns the page.
 pub async fn feed(url: &str, bearer: &str, after: Revision, limit: Option<u32>) -> MessagePage {
     let mut path = format!("/messages?after={after}");
     if let Some(l) = limit {
         path.push_str(&format!("&limit={l}"));
     }
-    let resp = call(url, Method::GET, &path, Some(bearer), None).await;
-    assert_eq!(resp.status().as_u16(), 200, "the feed is readable");
-    resp.json().await.expect("MessagePage")
+    Api::new(url)
+        .bearer(bearer)
+        .get(&path)
+        .await
+        .ok(200, "the feed is readable")
 }
 
 /// Reads the whole feed after `after` in pages of `limit`; returns the records and the final

@@ -1,6 +1,7 @@
 //! Shared steps of the device tests (docs/devices.md): enrolment with the recovery path,
 //! pairing requests, responses and confirmations with fixed test keys, and the body of a
-//! revocation that rotates the account key. Real keys (herald-testkit `real`).
+//! revocation that rotates the account key. Real keys (herald-testkit `real`); HTTP through
+//! herald-testkit's [`Api`].
 #![allow(dead_code)] // each test file uses its own part
 
 use herald_crypto::{seal_bundle_to_device, AccountKeys};
@@ -8,28 +9,21 @@ use herald_protocol::devices::CreatePairingResponse;
 use herald_protocol::envelope::b64_encode;
 use herald_protocol::{DeviceId, PairingId};
 use herald_testkit::real::{RealAccount, CREATED_AT};
-use reqwest::Method;
+use herald_testkit::{Api, Reply};
 use serde_json::{json, Value};
 
-use super::common::call;
-
-/// Enrols device `name` of `account` with the recovery path (`POST /keys/devices`); returns
-/// the raw response and the new device's keys.
+/// Enrols device `name` of `account` with the recovery path (`POST /keys/devices`, no
+/// credential); returns the relay's reply, unchecked, and the new device's keys.
 pub async fn try_enrol(
     url: &str,
     account: &RealAccount,
     name: &str,
-) -> (reqwest::Response, herald_crypto::DeviceKeys) {
+) -> (Reply, herald_crypto::DeviceKeys) {
     let (_, keys, cert) = account.certify_new_device(name);
-    let resp = call(
-        url,
-        Method::POST,
-        "/keys/devices",
-        None,
-        Some(json!({ "certificate": cert })),
-    )
-    .await;
-    (resp, keys)
+    let reply = Api::new(url)
+        .post("/keys/devices", &json!({ "certificate": cert }))
+        .await;
+    (reply, keys)
 }
 
 /// A rotation body: epoch n+1, bundles for `remaining`, the re-sealed backup.
@@ -70,16 +64,11 @@ pub fn pairing_body(id: &PairingId) -> Value {
 /// Creates a pairing request with [`pairing_body`] (asserts 201).
 pub async fn new_pairing(url: &str) -> (PairingId, CreatePairingResponse) {
     let id = PairingId::from_random(&herald_testkit::fixtures::random_bytes());
-    let resp = call(
-        url,
-        Method::POST,
-        "/keys/pairings",
-        None,
-        Some(pairing_body(&id)),
-    )
-    .await;
-    assert_eq!(resp.status().as_u16(), 201, "a pairing request is created");
-    (id, resp.json().await.unwrap())
+    let created = Api::new(url)
+        .post("/keys/pairings", &pairing_body(&id))
+        .await
+        .ok(201, "a pairing request is created");
+    (id, created)
 }
 
 /// The approving device's response body (fixed SPAKE message and confirmation).
@@ -87,14 +76,14 @@ pub fn response_body() -> Value {
     json!({"spakeMessage": b64_encode(&[4u8; 33]), "confirmation": b64_encode(&[5u8; 32])})
 }
 
-/// `POST /keys/pairings/{id}/confirmation` with a fixed confirmation, as `token`.
-pub async fn confirm(url: &str, id: &PairingId, token: &str) -> reqwest::Response {
-    call(
-        url,
-        Method::POST,
-        &format!("/keys/pairings/{id}/confirmation"),
-        Some(token),
-        Some(json!({"confirmation": b64_encode(&[6u8; 32])})),
-    )
-    .await
+/// `POST /keys/pairings/{id}/confirmation` with a fixed confirmation, as `token`; the reply
+/// unchecked.
+pub async fn confirm(url: &str, id: &PairingId, token: &str) -> Reply {
+    Api::new(url)
+        .bearer(token)
+        .post(
+            &format!("/keys/pairings/{id}/confirmation"),
+            &json!({"confirmation": b64_encode(&[6u8; 32])}),
+        )
+        .await
 }
