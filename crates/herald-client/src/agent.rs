@@ -18,14 +18,14 @@ use std::sync::Arc;
 
 use tokio::sync::Mutex;
 
-use crate::http::RelayHttp;
 use crate::timestamps::now_rfc3339;
+use crate::transport::http::RelayHttp;
 
 mod answer_files;
 mod offer;
 mod secret_answer;
 
-use crate::ws::SyncSocket;
+use crate::transport::ws::SyncSocket;
 use crate::{Error, Result};
 pub use answer_files::{safe_file_name, ReceivedFile};
 pub use offer::OfferOutcome;
@@ -271,7 +271,9 @@ impl AgentClient {
             .seal_and_post_once(content, &options, &key, created_at)
             .await
         {
-            Err(e) if crate::http::is_code(&e, herald_protocol::ErrorCode::KeysChanged) => {
+            Err(e)
+                if crate::transport::http::is_code(&e, herald_protocol::ErrorCode::KeysChanged) =>
+            {
                 self.forget_directory().await;
                 self.seal_and_post_once(content, &options, &key, created_at)
                     .await
@@ -469,7 +471,7 @@ impl AgentClient {
     }
 
     async fn wait_forever(&self, id: &MessageId) -> Result<WaitOutcome> {
-        let mut backoff = crate::backoff::Backoff::default();
+        let mut backoff = crate::transport::backoff::Backoff::default();
         loop {
             match SyncSocket::connect(&self.http).await {
                 Ok(mut socket) => {
@@ -486,7 +488,7 @@ impl AgentClient {
                         }
                     }
                 }
-                Err(e) if crate::http::is_transient(&e) => {}
+                Err(e) if crate::transport::http::is_transient(&e) => {}
                 Err(e) => return Err(e),
             }
             tokio::time::sleep(backoff.next_delay()).await;

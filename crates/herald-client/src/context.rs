@@ -11,11 +11,11 @@ use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 
 use crate::cache::Cache;
-use crate::local_key::LoadedKey;
-use crate::pending_pairings::PendingPairings;
+use crate::session::local_key::LoadedKey;
+use crate::session::pending_pairings::PendingPairings;
 use crate::session::Session;
 use crate::view::{CoreEvent, MessageSummary};
-use crate::{present, Error, Result};
+use crate::{view::present, Error, Result};
 
 /// How to open the core.
 #[derive(Debug, Clone)]
@@ -40,9 +40,9 @@ pub(crate) struct Inner {
     /// Pairing requests this new device registered and waits on (devices.rs).
     pub(crate) pairings: PendingPairings,
     /// Rendered message bodies by id, and which full renders are running (core/rendered.rs).
-    pub(crate) rendered: Mutex<crate::render_cache::RenderCache>,
+    pub(crate) rendered: Mutex<crate::view::render_cache::RenderCache>,
     /// How the sync task waits between reconnects ([`Core::set_reconnect_backoff`]).
-    pub(crate) reconnect: Mutex<crate::backoff::ReconnectBackoff>,
+    pub(crate) reconnect: Mutex<crate::transport::backoff::ReconnectBackoff>,
 }
 
 impl Inner {

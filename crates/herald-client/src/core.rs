@@ -13,13 +13,13 @@ use tokio::sync::broadcast;
 use crate::cache::Cache;
 pub use crate::context::CoreConfig;
 use crate::context::Inner;
-use crate::device_state::{self, DeviceState};
-use crate::http::RelayHttp;
-use crate::local_key::{self};
-use crate::private_files::create_private_dir;
+use crate::session::device_state::{self, DeviceState};
+use crate::session::local_key::{self};
+use crate::session::private_files::create_private_dir;
 use crate::session::Session;
+use crate::transport::http::RelayHttp;
 use crate::view::*;
-use crate::{outbox, present, sync, Error, Result};
+use crate::{answers::outbox, sync, view::present, Error, Result};
 
 mod agents;
 mod answer_files;
@@ -470,7 +470,7 @@ impl Core {
         let result = outbox::post(&self.inner, &session, &message_id, &opened, answer).await;
         let record = match result {
             Ok(record) => record,
-            Err(e) if crate::http::is_transient(&e) && waiting.is_some() => {
+            Err(e) if crate::transport::http::is_transient(&e) && waiting.is_some() => {
                 if let Some(answer) = waiting {
                     outbox::queue(&self.inner, id, &answer).await?;
                 }

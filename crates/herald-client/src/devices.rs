@@ -17,9 +17,9 @@ use herald_protocol::wire::{MessageRecord, RecoveryBackup};
 use herald_protocol::{AccountId, ErrorCode};
 
 use crate::context::Inner;
-use crate::device_state::{self, DeviceState};
-use crate::http::is_code;
+use crate::session::device_state::{self, DeviceState};
 use crate::session::Session;
+use crate::transport::http::is_code;
 use crate::{Error, Result};
 
 /// How often a waiting side re-reads its pairing request. Bounded by the 10-minute expiry.

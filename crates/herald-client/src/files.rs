@@ -32,7 +32,7 @@ use herald_protocol::files::{FileReservation, ReserveFileRequest, MAX_FILE_BYTES
 use herald_protocol::{ErrorCode, FileId};
 use reqwest::Method;
 
-use crate::http::{is_code, RelayHttp};
+use crate::transport::http::{is_code, RelayHttp};
 use crate::{Error, Result};
 
 /// Upper bound of one file upload or download request (a slow link moving 100 MiB).

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use herald_protocol::{AgentKeyId, ConnectionId, ConnectorId, DeviceId};
 
 use crate::notification_view::NotificationSettings;
-use crate::private_files::write_private_file;
+use crate::session::private_files::write_private_file;
 use crate::{Error, Result};
 
 /// The settings file in the data dir.

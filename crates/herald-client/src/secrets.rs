@@ -35,9 +35,9 @@ use serde_json::{Map, Value};
 use ts_rs::TS;
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
-use crate::http::{is_code, RelayHttp};
 use crate::session::{OpenedMessage, Session};
-use crate::{present, Core, Error, Result};
+use crate::transport::http::{is_code, RelayHttp};
+use crate::{view::present, Core, Error, Result};
 
 /// Directory (in the data dir) of sealed one-time offer keys, one file per opened offer.
 const OFFER_KEY_DIR: &str = "offer-keys";
@@ -273,7 +273,7 @@ fn store_offer_key(core: &Core, id: &MessageId, key: OneTimeKey) -> Result<OneTi
     let path = offer_key_path(&core.inner.config.data_dir, id);
     if let Some(dir) = path.parent() {
         // Owner-only, like the data dir: the sealed keys' names are message ids.
-        crate::private_files::create_private_dir(dir)?;
+        crate::session::private_files::create_private_dir(dir)?;
     }
     let sealed =
         herald_crypto::seal_local(&core.inner.local.key, &offer_key_aad(id), &key.to_bytes());

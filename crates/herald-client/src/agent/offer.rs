@@ -21,7 +21,7 @@ use zeroize::Zeroizing;
 
 use super::{AgentClient, SendOptions};
 use crate::timestamps::now_rfc3339;
-use crate::ws::SyncSocket;
+use crate::transport::ws::SyncSocket;
 use crate::{Error, Result};
 
 /// How delivering an offered secret ended.
@@ -227,10 +227,10 @@ impl AgentClient {
             .await;
         match posted {
             // Another run of this sender posted it first: nothing more to send.
-            Err(e) if crate::http::is_code(&e, ErrorCode::SecretPayloadExists) => Ok(()),
+            Err(e) if crate::transport::http::is_code(&e, ErrorCode::SecretPayloadExists) => Ok(()),
             // The key's 15 minutes passed by the relay's clock meanwhile: nothing was stored,
             // and the next read of the state reports the offer expired.
-            Err(e) if crate::http::is_code(&e, ErrorCode::SecretExpired) => Ok(()),
+            Err(e) if crate::transport::http::is_code(&e, ErrorCode::SecretExpired) => Ok(()),
             other => other.map(|_| ()),
         }
     }
@@ -266,7 +266,7 @@ impl AgentClient {
         F: Fn(SecretOfferState) -> Fut,
         Fut: std::future::Future<Output = Result<()>>,
     {
-        let mut backoff = crate::backoff::Backoff::default();
+        let mut backoff = crate::transport::backoff::Backoff::default();
         loop {
             match SyncSocket::connect(&self.http).await {
                 Ok(mut socket) => {
@@ -289,7 +289,7 @@ impl AgentClient {
                         }
                     }
                 }
-                Err(e) if crate::http::is_transient(&e) => {}
+                Err(e) if crate::transport::http::is_transient(&e) => {}
                 Err(e) => return Err(e),
             }
             tokio::time::sleep(backoff.next_delay()).await;

@@ -8,7 +8,7 @@ use herald_protocol::{AgentKeyId, ConnectorId, NotificationId};
 
 use super::Core;
 use crate::notification_view::*;
-use crate::notifications::{self, cached, seal_reply};
+use crate::sync::notifications::{self, cached, seal_reply};
 use crate::view::CoreEvent;
 use crate::{Error, Result};
 

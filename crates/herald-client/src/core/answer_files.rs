@@ -19,7 +19,7 @@ use herald_protocol::content::{
 };
 use serde_json::{json, Map, Value};
 
-use crate::http::RelayHttp;
+use crate::transport::http::RelayHttp;
 use crate::{files, Error, Result};
 
 /// The answer to one file or secret-file field: the uploaded file.
@@ -198,7 +198,7 @@ impl super::Core {
             herald_protocol::MessageId::parse(id).ok_or_else(|| Error::NotFound(id.to_owned()))?;
         let owned = id.to_owned();
         let row = self.inner.cache_call(move |c| c.get(&owned)).await?;
-        let opened = crate::present::opened(&self.inner.local.key, &row)?;
+        let opened = crate::view::present::opened(&self.inner.local.key, &row)?;
         let request = session.answer_request(&message_id, &opened, answer).await?;
         session.http.answer(&message_id, &request).await?;
         Ok(())

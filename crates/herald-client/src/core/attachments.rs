@@ -7,7 +7,7 @@ use std::path::Path;
 use herald_protocol::content::{Attachment, MAX_INLINE_IMAGE_BYTES};
 
 use super::Core;
-use crate::{files, present, Error, Result};
+use crate::{files, view::present, Error, Result};
 
 impl Core {
     /// The attachment `attachment_id` of message `message_id`, from the cached content or

@@ -4,15 +4,15 @@
 //! `crate::devices`.
 
 use crate::core::Core;
-use crate::device_state::{self, DeviceState};
 use crate::device_view::{DeviceView, PairingRequestView, PairingStarted, UnlockResult};
 use crate::devices::{
     backup_for, check_device_name, decode, fresh_keys, key32, pairing_error, reseal_backup,
     save_keys, statement_identity, POLL_INTERVAL,
 };
-use crate::http::{is_code, RelayHttp};
-use crate::pending_pairings::PendingPairing;
+use crate::session::device_state::{self, DeviceState};
+use crate::session::pending_pairings::PendingPairing;
 use crate::session::Session;
+use crate::transport::http::{is_code, RelayHttp};
 use crate::view::OnboardResult;
 use crate::{Error, Result};
 use herald_crypto::{

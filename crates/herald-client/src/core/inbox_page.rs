@@ -5,7 +5,7 @@
 use super::Core;
 use crate::cache::MAX_PAGE_ROWS;
 use crate::view::{InboxPage, MessageSummary};
-use crate::{present, Result};
+use crate::{view::present, Result};
 
 impl Core {
     /// The `limit` newest messages older than message `before` (inbox order: `createdAt`,

@@ -5,7 +5,7 @@ use chrono::SecondsFormat;
 
 use super::Core;
 use crate::view::PendingRequests;
-use crate::{present, Result};
+use crate::{view::present, Result};
 
 /// Most requests [`Core::pending_requests`] lists: 20.
 pub const MAX_PENDING_LISTED: usize = 20;

@@ -12,7 +12,7 @@
 use std::sync::{Arc, MutexGuard};
 
 use super::Inner;
-use crate::render_cache::{RenderCache, RenderedBody};
+use crate::view::render_cache::{RenderCache, RenderedBody};
 use crate::view::CoreEvent;
 
 /// How a `pre` left plain by a limit starts in sanitized output. Searched with the closing

@@ -4,16 +4,24 @@
 //! Nudges are hints (they coalesce and repeat), so a nudge at or below the stored cursor is a
 //! no-op and a catch-up that fails is retried after a jittered backoff.
 
+//!
+//! Below it: `page` opens and stores one page of records, `notifications` catches up on agent
+//! notifications. Sync may call the session, the cache, the view types and the answers layer
+//! (it flushes the outbox on reconnect); it never names `Core`.
+
+pub(crate) mod notifications;
+pub(crate) mod page;
+
 use std::sync::Arc;
 
 use herald_protocol::wire::DEFAULT_PAGE_LIMIT;
 use herald_protocol::Revision;
 
-use crate::backoff::Backoff;
 use crate::context::Inner;
 use crate::session::Session;
+use crate::transport::backoff::Backoff;
+use crate::transport::ws::SyncSocket;
 use crate::view::CoreEvent;
-use crate::ws::SyncSocket;
 use crate::Result;
 
 /// Posts the answers queued while the relay was out of reach (outbox.rs), then fetches and
@@ -21,9 +29,9 @@ use crate::Result;
 /// (docs/agents.md; their own cursor). Returns the number of records stored.
 /// Records when it finished (relay clock; [`crate::Core::last_synced_at`]).
 pub(crate) async fn catch_up(inner: &Inner, session: &Arc<Session>) -> Result<usize> {
-    crate::outbox::flush(inner, session).await?;
+    crate::answers::outbox::flush(inner, session).await?;
     let messages = catch_up_messages(inner, session).await?;
-    let total = messages + crate::notifications::catch_up(inner, session).await?;
+    let total = messages + crate::sync::notifications::catch_up(inner, session).await?;
     let at = session
         .http
         .relay_now()
@@ -107,7 +115,8 @@ async fn catch_up_pages(inner: &Inner, session: &Arc<Session>) -> Result<usize> 
         // change asks for the unopened rows to be read again).
         crate::devices::learn_rotation_for(inner, session, &page.records).await;
         // Opened on several cores, in order (sync_page.rs).
-        let rows = crate::sync_page::process_page(&inner.local.key, session, &page.records).await?;
+        let rows =
+            crate::sync::page::process_page(&inner.local.key, session, &page.records).await?;
         let next = page.cursor;
         let (rows, fresh) = inner
             .cache_call(move |c| {
@@ -116,7 +125,7 @@ async fn catch_up_pages(inner: &Inner, session: &Arc<Session>) -> Result<usize> 
             })
             .await?;
         total += rows.len();
-        crate::sync_page::announce_page(inner, &rows, fresh).await;
+        crate::sync::page::announce_page(inner, &rows, fresh).await;
         if !page.has_more || page.records.is_empty() {
             return Ok(total);
         }

@@ -16,7 +16,7 @@ use crate::cache::StoredRecord;
 use crate::context::Inner;
 use crate::session::Session;
 use crate::view::CoreEvent;
-use crate::{present, Error, Result};
+use crate::{view::present, Error, Result};
 
 /// Records per task at least: smaller pages (a live update is usually one record) are opened
 /// inline, where a task hop would cost more than it saves.

@@ -12,9 +12,9 @@ use herald_protocol::ErrorCode;
 
 use crate::cache::CachedNotification;
 use crate::context::Inner;
-use crate::http::is_code;
 use crate::notification_view::{NotificationPriority, NotificationView};
 use crate::session::Session;
+use crate::transport::http::is_code;
 use crate::view::CoreEvent;
 use crate::Result;
 

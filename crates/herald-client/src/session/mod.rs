@@ -3,6 +3,19 @@
 //! (verify the signature chain, decrypt, validate, re-seal under the local key) and sealing an
 //! answer.
 
+//!
+//! The session layer also owns this device's state on disk and its keys: the sealed device
+//! state (`device_state`), the local key that seals it (`local_key`), owner-only files
+//! (`private_files`) and pairing requests in flight (`pending_pairings`). It may call the
+//! transport; nothing in it calls the view, sync, answers or `Core`. (Learning and saving
+//! the account's keys when they rotate needs the core's context: that is devices.rs at the crate root.)
+
+pub(crate) mod device_state;
+
+pub(crate) mod local_key;
+pub(crate) mod pending_pairings;
+pub(crate) mod private_files;
+
 use herald_crypto::{Directory, LocalKey, RecipientSecret, SealParams};
 use herald_protocol::content::{AnswerContent, MessageContent};
 use herald_protocol::envelope::{Envelope, EnvelopeHeader, EnvelopeKind, Principal};
@@ -11,8 +24,8 @@ use herald_protocol::MessageId;
 use tokio::sync::RwLock;
 
 use crate::cache::StoredRecord;
-use crate::device_state::DeviceState;
-use crate::http::RelayHttp;
+use crate::session::device_state::DeviceState;
+use crate::transport::http::RelayHttp;
 use crate::{Error, Result};
 
 /// An unlocked device's working set.

@@ -12,7 +12,7 @@ use herald_protocol::notify::{
 use herald_protocol::{AgentKeyId, ConnectorId, NotificationId, Revision};
 use reqwest::Method;
 
-use crate::http::RelayHttp;
+use crate::transport::http::RelayHttp;
 use crate::Result;
 
 impl RelayHttp {

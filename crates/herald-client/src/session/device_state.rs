@@ -11,7 +11,7 @@ use herald_protocol::{AccountId, DeviceId};
 use serde::{Deserialize, Serialize};
 use zeroize::Zeroizing;
 
-use crate::private_files::write_private_file;
+use crate::session::private_files::write_private_file;
 use crate::{Error, Result};
 
 /// File name of the sealed state in the data dir.

@@ -50,7 +50,7 @@ pub struct RelayHttp {
     /// The same settings without [`READ_TIMEOUT`], for uploads (the relay answers once the
     /// whole body arrived, which may take long on a slow link).
     transfer: reqwest::Client,
-    clock: crate::relay_clock::RelayClock,
+    clock: crate::transport::relay_clock::RelayClock,
 }
 
 impl std::fmt::Debug for RelayHttp {

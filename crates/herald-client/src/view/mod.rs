@@ -3,19 +3,18 @@
 //!
 //! Every type is camelCase on the wire, the same shape Tauri commands return.
 
+//!
+//! Presenting also lives here: `present` turns cache rows into these views, `render_cache`
+//! keeps rendered bodies. The view layer may call the session (to open a stored message) and
+//! the renderer; nothing in it posts or syncs.
+
+pub(crate) mod present;
+pub(crate) mod render_cache;
+
+pub use crate::session::local_key::SecretStorageKind;
+
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
-
-/// Where this device keeps its 32-byte local key (which seals its key bundle and cache).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
-#[ts(export)]
-pub enum SecretStorageKind {
-    /// The OS keychain (Secret Service, macOS Keychain, Windows Credential Manager).
-    Keychain,
-    /// A file with mode 0600 in the data dir, used where no keychain exists (headless Linux).
-    File,
-}
 
 /// Whether this device has an account yet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]

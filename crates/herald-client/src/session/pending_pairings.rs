@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use herald_crypto::{DeviceKeys, NewDevicePairing};
 use herald_protocol::PairingId;
 
-use crate::http::RelayHttp;
+use crate::transport::http::RelayHttp;
 
 /// A pairing request this (new) device registered and has not finished waiting on.
 pub(crate) struct PendingPairing {

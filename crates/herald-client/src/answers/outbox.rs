@@ -94,7 +94,7 @@ pub(crate) async fn flush(inner: &Inner, session: &Session) -> Result<usize> {
                 tracing::info!(message = %id, code = %e.code(), "queued answer not delivered");
                 Some(stored)
             }
-            Err(e) if crate::http::is_transient(&e) => return Err(e),
+            Err(e) if crate::transport::http::is_transient(&e) => return Err(e),
             Err(e) => {
                 tracing::info!(message = %id, code = %e.code(), "queued answer not delivered");
                 None
@@ -127,10 +127,10 @@ async fn deliver(inner: &Inner, session: &Session, id: &str, sealed: &[u8]) -> R
     let answer = open(&inner.local.key, id, sealed)?;
     let owned = id.to_owned();
     let row = inner.cache_call(move |c| c.get(&owned)).await?;
-    let opened = crate::present::opened(&inner.local.key, &row)?;
+    let opened = crate::view::present::opened(&inner.local.key, &row)?;
     match post(inner, session, &message_id, &opened, answer).await {
         Ok(record) => Ok(Delivered::Held(store(inner, session, &record).await?)),
-        Err(e) if crate::http::is_transient(&e) => Err(e),
+        Err(e) if crate::transport::http::is_transient(&e) => Err(e),
         Err(e) => {
             let current = session.http.message(&message_id).await?;
             let stored = store(inner, session, &current).await?;
@@ -138,7 +138,7 @@ async fn deliver(inner: &Inner, session: &Session, id: &str, sealed: &[u8]) -> R
                 .answer
                 .as_ref()
                 .is_some_and(|a| a.device_id == session.state.device_id);
-            if crate::http::is_code(&e, ErrorCode::AlreadyAnswered) && mine {
+            if crate::transport::http::is_code(&e, ErrorCode::AlreadyAnswered) && mine {
                 return Ok(Delivered::Held(stored));
             }
             Ok(Delivered::Refused(stored, e))

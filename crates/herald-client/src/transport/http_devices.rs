@@ -11,7 +11,7 @@ use herald_protocol::wire::CreateAccountResponse;
 use herald_protocol::{DeviceId, PairingId};
 use reqwest::Method;
 
-use crate::http::RelayHttp;
+use crate::transport::http::RelayHttp;
 use crate::Result;
 
 impl RelayHttp {

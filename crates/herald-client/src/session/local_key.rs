@@ -11,9 +11,22 @@ use std::path::{Path, PathBuf};
 use herald_crypto::LocalKey;
 use zeroize::Zeroizing;
 
-use crate::private_files::write_private_file;
-use crate::view::SecretStorageKind;
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::session::private_files::write_private_file;
 use crate::{Error, Result};
+
+/// Where this device keeps its 32-byte local key (which seals its key bundle and cache).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub enum SecretStorageKind {
+    /// The OS keychain (Secret Service, macOS Keychain, Windows Credential Manager).
+    Keychain,
+    /// A file with mode 0600 in the data dir, used where no keychain exists (headless Linux).
+    File,
+}
 
 /// Keychain service name.
 const KEYCHAIN_SERVICE: &str = "run.herald.desktop";
@@ -53,13 +66,16 @@ pub fn load_or_create(data_dir: &Path, use_keychain: bool) -> Result<LoadedKey> 
             path: Some(file),
         });
     }
-    if data_dir.join(crate::device_state::STATE_FILE).exists() {
+    if data_dir
+        .join(crate::session::device_state::STATE_FILE)
+        .exists()
+    {
         // The device state is sealed under the key that is gone: a new key would not open it,
         // and writing one would hide what happened. Nothing is written.
         return Err(Error::Storage(format!(
             "{} is missing, so {} (this device's sealed keys) cannot be opened; nothing was changed. Restore {KEY_FILE} from a backup of this data dir, or move the data dir aside and sign this machine in again (`herald device unlock` with the recovery key, or `herald device pair`)",
             file.display(),
-            crate::device_state::STATE_FILE
+            crate::session::device_state::STATE_FILE
         )));
     }
     let key = LocalKey::generate();

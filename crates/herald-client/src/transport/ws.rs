@@ -14,7 +14,7 @@ use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
-use crate::http::RelayHttp;
+use crate::transport::http::RelayHttp;
 use crate::{Error, Result};
 
 /// Longest wait for the websocket handshake (TCP connect included).
