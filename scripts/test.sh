@@ -2,7 +2,8 @@
 # Command 2 of the README: installs what the tests need (Debian packages, npm packages,
 # tauri-driver, cargo-deny), then runs every check and test: formatting, lints, the dependency
 # policy, generated TypeScript bindings, Rust unit and integration tests (real relay on 127.0.0.1:0,
-# real SQLite, real websockets, real crypto), UI checks, and the desktop end-to-end test under Xvfb.
+# real SQLite, real websockets, real crypto), UI checks, the desktop end-to-end test under Xvfb,
+# and the installed-package test (a debug .deb built with the Tauri bundler, installed with dpkg).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
@@ -61,5 +62,11 @@ step "UI checks and tests"
 
 step "Desktop end-to-end test (Xvfb + tauri-driver + WebKitWebDriver)"
 bash tests/e2e/run.sh
+
+step "Installed-package test: a debug .deb built by scripts/package.sh, installed with dpkg, run, removed"
+# The dev profile keeps this step to minutes (a release build would add about ten); the package
+# layout, the installed app and CLI, and the uninstall are the same (docs/packaging.md).
+HERALD_PACKAGE_PROFILE=debug HERALD_BUNDLES=deb bash scripts/package.sh
+bash tests/package/run.sh "$(ls -t target/debug/bundle/deb/*.deb | head -n 1)"
 
 step "All tests passed"
