@@ -32,3 +32,4 @@ pub use crate::error::{Error, Result};
 pub use crate::secrets::SecretReveal;
 pub use crate::session::local_key::KEY_FILE;
 pub use crate::transport::backoff::ReconnectBackoff;
+pub use crate::transport::{http, ws};
