@@ -42,7 +42,7 @@ df -h . | tail -n1 | awk '{print "disk: " $4 " free after the Rust tests"}'
 
 step "TypeScript bindings are current"
 if ! git diff --exit-code -- ui/src/lib/bindings; then
-  echo "ui/src/lib/bindings changed when regenerated: run 'cargo test -p herald-client' and commit them" >&2
+  echo "ui/src/lib/bindings changed when regenerated: run 'cargo test -p herald-client' and 'cargo test -p herald-desktop' (commands.ts and the shell's types) and commit them" >&2
   exit 1
 fi
 if [ -n "$(git status --porcelain -- ui/src/lib/bindings)" ]; then
