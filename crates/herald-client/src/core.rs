@@ -30,6 +30,7 @@ mod inbox_page;
 mod pairings;
 mod pending;
 mod rendered;
+mod secret_offers;
 
 /// Handle to the device core; cheap to clone, shareable across tasks.
 #[derive(Clone)]
