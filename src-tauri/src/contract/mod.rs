@@ -72,7 +72,9 @@ impl IntoBody for Bytes {
 }
 
 /// A command's arguments from the JSON object the webview sent (null or absent: no arguments).
-/// Errors: `invalid_args`, naming the command and what did not fit.
+/// Errors: `invalid_args`, naming the command and, for a missing or unknown argument, which.
+/// serde's text for a value of the wrong type quotes the value (it may be a secret field's),
+/// so that case says only "an argument has the wrong type or shape".
 fn parse_args<T: serde::de::DeserializeOwned>(
     command: &str,
     args: serde_json::Value,
@@ -82,9 +84,15 @@ fn parse_args<T: serde::de::DeserializeOwned>(
         other => other,
     };
     serde_json::from_value(args).map_err(|e| {
+        let text = e.to_string();
+        let what = if text.starts_with("missing field") || text.starts_with("unknown field") {
+            text
+        } else {
+            "an argument has the wrong type or shape".to_owned()
+        };
         shell_error(
             "invalid_args",
-            format!("invalid arguments for {command}: {e}"),
+            format!("invalid arguments for {command}: {what}"),
         )
     })
 }

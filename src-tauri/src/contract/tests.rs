@@ -85,6 +85,20 @@ async fn an_unknown_command_or_bad_arguments_get_typed_errors() {
     assert_eq!(error.code, "invalid_args");
     assert!(error.message.contains("message"), "{}", error.message);
 
+    let error = dispatch(
+        app.handle().clone(),
+        "inbox_page",
+        json!({"before": null, "limit": "hunter2-secret"}),
+    )
+    .await
+    .expect_err("limit must be a number");
+    assert_eq!(error.code, "invalid_args");
+    assert!(
+        !error.message.contains("hunter2"),
+        "a value of the wrong type is not echoed: {}",
+        error.message
+    );
+
     let error = dispatch(app.handle().clone(), "open_external", json!(null))
         .await
         .expect_err("url missing");
