@@ -10,7 +10,21 @@ export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
 # A one-off build gains nothing from incremental caches, and they double target/'s size.
 export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
 
-step() { printf '\n==> %s\n' "$*"; }
+# Each step's wall time, printed at the end (or when a step fails) so CI time per step is known.
+step_name="" step_start=$SECONDS
+timings=()
+step() {
+  [ -n "$step_name" ] && timings+=("$(printf '%6ds  %s' $((SECONDS - step_start)) "$step_name")")
+  step_name="$*" step_start=$SECONDS
+  printf '\n==> %s\n' "$*"
+}
+report_timings() {
+  local status=$?
+  step "(end)"
+  printf '\n==> Time per step (total %ds, exit %d)\n' "$SECONDS" "$status"
+  printf '%s\n' "${timings[@]}"
+}
+trap report_timings EXIT
 
 step "Installing dependencies"
 bash scripts/setup-desktop.sh
@@ -69,4 +83,4 @@ step "Installed-package test: a debug .deb built by scripts/package.sh, installe
 HERALD_PACKAGE_PROFILE=debug HERALD_BUNDLES=deb bash scripts/package.sh
 bash tests/package/run.sh "$(ls -t target/debug/bundle/deb/*.deb | head -n 1)"
 
-step "All tests passed"
+printf '\n==> All tests passed\n'

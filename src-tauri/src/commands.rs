@@ -1,9 +1,10 @@
-//! One-line adapters from the webview to the device core. Each returns the core's view types
-//! or a `UiError {code, message}`; the UI's typed wrappers live in ui/src/lib/backend/tauri.ts.
+//! One-line adapters from the webview to the device core (or to account.rs for onboarding).
+//! Each returns the core's view types or a `UiError {code, message, fields}` whose code is a
+//! [`UiErrorCode`]; the contract (contract/list.rs) types them for the UI.
 
 use herald_client::view::{
     AnswerInput, ConnectionView, CoreEvent, InboxPage, MessageSummary, MessageView, NewConnection,
-    OnboardResult, SetupState, UiError,
+    OnboardResult, SetupState, UiError, UiErrorCode,
 };
 use herald_client::SecretReveal;
 use tauri::{AppHandle, Manager, Runtime};
@@ -21,7 +22,7 @@ pub fn ui_error(error: herald_client::Error) -> UiError {
 }
 
 /// An error of the shell itself (not the core), with its stable code and no fields.
-pub fn shell_error(code: &str, message: impl Into<String>) -> UiError {
+pub fn shell_error(code: UiErrorCode, message: impl Into<String>) -> UiError {
     UiError::new(code, message)
 }
 
@@ -31,33 +32,12 @@ pub async fn setup_state<R: Runtime>(app: AppHandle<R>) -> CmdResult<SetupState>
 }
 
 /// Creates the account on `relay_url`, or on the embedded relay (started here) when it is null,
-/// then starts sync.
+/// then starts sync (account.rs).
 pub async fn create_account<R: Runtime>(
     app: AppHandle<R>,
     relay_url: Option<String>,
 ) -> CmdResult<OnboardResult> {
-    let state = app.state::<AppState>();
-    let url = match relay_url {
-        Some(url) => normalize_relay_url(&url)?,
-        None => state
-            .relay
-            .start()
-            .await
-            .map_err(|e| shell_error("embedded_relay", e.to_string()))?,
-    };
-    let result = state.core.create_account(&url).await.map_err(ui_error)?;
-    crate::embedded::write_relay_url(&state.data_dir, &url)
-        .map_err(|e| shell_error("io", format!("could not record the relay URL: {e}")))?;
-    state.core.start_sync().map_err(ui_error)?;
-    if state.demo {
-        let core = state.core.clone();
-        tauri::async_runtime::spawn(async move {
-            if let Err(error) = herald_client::demo::run_demo(&core).await {
-                tracing::warn!(%error, "demo agent failed");
-            }
-        });
-    }
-    Ok(result)
+    app.state::<AppState>().create_account(relay_url).await
 }
 
 pub async fn list_connections<R: Runtime>(app: AppHandle<R>) -> CmdResult<Vec<ConnectionView>> {
@@ -113,25 +93,13 @@ pub async fn mark_read<R: Runtime>(app: AppHandle<R>, id: String) -> CmdResult<(
 pub async fn answer<R: Runtime>(
     app: AppHandle<R>,
     id: String,
-    mut input: AnswerInput,
+    input: AnswerInput,
 ) -> CmdResult<MessageView> {
     let state = app.state::<AppState>();
-    let picks: Vec<String> = input
-        .files
-        .values()
-        .map(|v| v.to_string_lossy().into_owned())
-        .collect();
-    for value in input.files.values_mut() {
-        *value = state
-            .picks
-            .path(&value.to_string_lossy())
-            .map_err(|e| shell_error(e.code(), e.to_string()))?;
-    }
-    // Through the gate: a request answered from its notification meanwhile is not posted
-    // again (`already_answered`).
-    let view = state.answers.answer(&state.core, &id, input).await?;
-    state.picks.forget(&picks);
-    Ok(view)
+    state
+        .answers
+        .answer_picked(&state.core, &state.picks, &id, input)
+        .await
 }
 
 /// Revokes a connection: its token is refused by the relay from the next request on.
@@ -183,13 +151,13 @@ pub async fn sync_state<R: Runtime>(app: AppHandle<R>) -> CmdResult<Option<CoreE
 pub async fn open_external<R: Runtime>(app: AppHandle<R>, url: String) -> CmdResult<()> {
     if !is_external_link(&url) {
         return Err(shell_error(
-            "invalid_link",
+            UiErrorCode::InvalidLink,
             "only http, https and mailto links open",
         ));
     }
     app.opener()
         .open_url(url, None::<&str>)
-        .map_err(|e| shell_error("open_failed", e.to_string()))
+        .map_err(|e| shell_error(UiErrorCode::OpenFailed, e.to_string()))
 }
 
 fn is_external_link(url: &str) -> bool {
@@ -210,7 +178,7 @@ pub fn normalize_relay_url(url: &str) -> CmdResult<String> {
             Ok(trimmed.to_owned())
         }
         _ => Err(shell_error(
-            "invalid_relay_url",
+            UiErrorCode::InvalidRelayUrl,
             "the relay URL must start with http:// or https://",
         )),
     }

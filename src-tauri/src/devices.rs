@@ -1,46 +1,29 @@
 //! Device commands: unlock this new device (recovery key, or a pairing code approved on another
 //! device), approve new devices, list and revoke devices, the safety code, and reset. One-line
-//! adapters over `herald_client::Core` (docs/devices.md), plus what the shell owns: this
-//! computer's device name, the `relay-url` file for the CLI, and starting sync once unlocked.
+//! adapters over `herald_client::Core` (docs/devices.md); unlocking goes through account.rs,
+//! which also records the `relay-url` file for the CLI and starts sync.
 
 use herald_client::device_view::{DeviceView, PairingRequestView, PairingStarted, UnlockResult};
 use herald_client::view::{OnboardResult, UiError};
 use tauri::{AppHandle, Manager, Runtime};
 use zeroize::Zeroizing;
 
-use crate::commands::{normalize_relay_url, shell_error, ui_error};
+use crate::commands::{normalize_relay_url, ui_error};
 use crate::shell::AppState;
 
 type CmdResult<T> = Result<T, UiError>;
 
-/// A new device is unlocked: remember its relay for the CLI and start syncing its history.
-fn unlocked(state: &AppState) -> CmdResult<()> {
-    if let Some(url) = state.core.setup_state().relay_url {
-        crate::embedded::write_relay_url(&state.data_dir, &url)
-            .map_err(|e| shell_error("io", format!("could not record the relay URL: {e}")))?;
-    }
-    state.core.start_sync().map_err(ui_error)
-}
-
 /// Unlocks this new device with the account's recovery key, typed (case and separators do
-/// not matter). The key is dropped (zeroized) when this returns and is never logged. Errors:
-/// `invalid_relay_url`, `invalid_input` (malformed or mistyped key), `wrong_recovery_key`,
-/// `already_set_up`, `network`.
+/// not matter), then starts sync (account.rs). The key is zeroized when this returns.
 pub async fn unlock_with_recovery_key<R: Runtime>(
     app: AppHandle<R>,
     relay_url: String,
     recovery_key: String,
 ) -> CmdResult<UnlockResult> {
-    let state = app.state::<AppState>();
     let recovery_key = Zeroizing::new(recovery_key);
-    let url = normalize_relay_url(&relay_url)?;
-    let result = state
-        .core
-        .unlock_with_recovery_key(&url, &recovery_key, &state.device_name)
+    app.state::<AppState>()
+        .unlock_with_recovery_key(&relay_url, recovery_key)
         .await
-        .map_err(ui_error)?;
-    unlocked(&state)?;
-    Ok(result)
 }
 
 /// Registers this new device's pairing request on `relay_url`; the UI shows the code.
@@ -57,20 +40,12 @@ pub async fn start_pairing<R: Runtime>(
         .map_err(ui_error)
 }
 
-/// Waits until another device approves the request, then starts sync. Errors:
-/// `wrong_pairing_code`, `pairing_expired`, `not_found`, `network`.
+/// Waits until another device approves the request, then starts sync (account.rs).
 pub async fn wait_pairing<R: Runtime>(
     app: AppHandle<R>,
     pairing_id: String,
 ) -> CmdResult<UnlockResult> {
-    let state = app.state::<AppState>();
-    let result = state
-        .core
-        .wait_pairing(&pairing_id)
-        .await
-        .map_err(ui_error)?;
-    unlocked(&state)?;
-    Ok(result)
+    app.state::<AppState>().wait_pairing(&pairing_id).await
 }
 
 /// New devices waiting for approval from this one.

@@ -11,15 +11,16 @@ use tauri_plugin_dialog::{DialogExt, FilePath};
 use crate::commands::{shell_error, ui_error};
 use crate::shell::AppState;
 use herald_client::answers::picks::PickedFile;
+use herald_client::view::{UiError, UiErrorCode};
 
-type CmdResult<T> = Result<T, herald_client::view::UiError>;
+type CmdResult<T> = Result<T, UiError>;
 
 fn into_path(picked: Option<FilePath>) -> CmdResult<Option<PathBuf>> {
     picked
         .map(|p| {
             p.into_path().map_err(|_| {
                 shell_error(
-                    "io",
+                    UiErrorCode::Io,
                     "the dialog returned something that is not a file path",
                 )
             })
@@ -37,7 +38,7 @@ pub async fn pick_file<R: Runtime>(app: AppHandle<R>) -> CmdResult<Option<Picked
     });
     let picked = rx
         .await
-        .map_err(|_| shell_error("io", "the file dialog closed without an answer"))?;
+        .map_err(|_| shell_error(UiErrorCode::Io, "the file dialog closed without an answer"))?;
     let Some(path) = into_path(picked)? else {
         return Ok(None);
     };
@@ -45,7 +46,7 @@ pub async fn pick_file<R: Runtime>(app: AppHandle<R>) -> CmdResult<Option<Picked
         .picks
         .add(&path)
         .map(Some)
-        .map_err(|e| shell_error(e.code(), e.to_string()))
+        .map_err(|e| UiError::from(&e))
 }
 
 /// Asks where to save (suggesting `name`); `None` when cancelled.
@@ -62,7 +63,7 @@ pub async fn ask_save_path<R: Runtime>(
         });
     let picked = rx
         .await
-        .map_err(|_| shell_error("io", "the save dialog closed without an answer"))?;
+        .map_err(|_| shell_error(UiErrorCode::Io, "the save dialog closed without an answer"))?;
     into_path(picked)
 }
 
@@ -84,7 +85,7 @@ pub async fn save_attachment<R: Runtime>(
         .chain(view.answer.iter().flat_map(|a| a.attachments.iter()))
         .find(|a| a.id == attachment_id)
         .map(|a| a.name.clone())
-        .ok_or_else(|| shell_error("not_found", "this message has no such attachment"))?;
+        .ok_or_else(|| shell_error(UiErrorCode::NotFound, "this message has no such attachment"))?;
     let Some(dest) = ask_save_path(&app, &name).await? else {
         return Ok(None);
     };
@@ -103,7 +104,7 @@ pub async fn save_attachment<R: Runtime>(
         if let Err(e) = std::fs::rename(&target, &dest) {
             let _ = std::fs::remove_file(&target);
             return Err(shell_error(
-                "io",
+                UiErrorCode::Io,
                 format!("could not replace the file: {e}"),
             ));
         }

@@ -16,7 +16,7 @@
 
 use std::path::{Path, PathBuf};
 
-use herald_client::view::UiError;
+use herald_client::view::{UiError, UiErrorCode};
 use serde::{Deserialize, Serialize};
 use tauri::{AppHandle, Manager, Runtime};
 #[cfg(not(target_os = "linux"))]
@@ -343,7 +343,10 @@ fn settings<R: Runtime>(app: &AppHandle<R>) -> Result<LaunchSettings, UiError> {
 }
 
 fn unavailable(what: &str) -> UiError {
-    shell_error("unavailable", format!("{what} are not available here"))
+    shell_error(
+        UiErrorCode::Unavailable,
+        format!("{what} are not available here"),
+    )
 }
 
 /// Launch at login and the global shortcut, as saved.
@@ -358,8 +361,12 @@ pub async fn set_autostart<R: Runtime>(
     app: AppHandle<R>,
     enabled: bool,
 ) -> Result<LaunchSettings, UiError> {
-    change_autostart(&app, enabled)
-        .map_err(|e| shell_error("storage", format!("launch at login not changed: {e}")))?;
+    change_autostart(&app, enabled).map_err(|e| {
+        shell_error(
+            UiErrorCode::Storage,
+            format!("launch at login not changed: {e}"),
+        )
+    })?;
     settings(&app)
 }
 
@@ -375,7 +382,7 @@ pub async fn set_shortcut<R: Runtime>(
         .ok_or_else(|| unavailable("launch settings"))?;
     let shortcut = shortcut.trim().to_owned();
     if !shortcut.is_empty() {
-        check_accelerator(&shortcut).map_err(|m| shell_error("invalid_input", m))?;
+        check_accelerator(&shortcut).map_err(|m| shell_error(UiErrorCode::InvalidInput, m))?;
     }
     let old = launch.shortcut();
     let plugin = app.global_shortcut();
@@ -387,7 +394,7 @@ pub async fn set_shortcut<R: Runtime>(
             if !old.is_empty() {
                 let _ = register(&app, &old);
             }
-            return Err(shell_error("shortcut_taken", message));
+            return Err(shell_error(UiErrorCode::ShortcutTaken, message));
         }
     } else {
         *launch
@@ -396,10 +403,14 @@ pub async fn set_shortcut<R: Runtime>(
             .unwrap_or_else(|p| p.into_inner()) = None;
     }
     let saved = Saved { shortcut };
-    let json =
-        serde_json::to_vec_pretty(&saved).map_err(|e| shell_error("storage", e.to_string()))?;
-    std::fs::write(&launch.file, json)
-        .map_err(|e| shell_error("storage", format!("the shortcut was not saved: {e}")))?;
+    let json = serde_json::to_vec_pretty(&saved)
+        .map_err(|e| shell_error(UiErrorCode::Storage, e.to_string()))?;
+    std::fs::write(&launch.file, json).map_err(|e| {
+        shell_error(
+            UiErrorCode::Storage,
+            format!("the shortcut was not saved: {e}"),
+        )
+    })?;
     *launch.saved.lock().unwrap_or_else(|p| p.into_inner()) = saved;
     settings(&app)
 }

@@ -105,11 +105,14 @@ pub fn gated<R: Runtime>(
             let command = invoke.message.command().to_owned();
             if gate.wait().await {
                 if !handler(invoke) {
-                    resolver.reject(format!("Command {command} not found"));
+                    resolver.reject(herald_client::view::UiError::new(
+                        herald_client::view::UiErrorCode::NotFound,
+                        format!("no command named {command}"),
+                    ));
                 }
             } else {
                 resolver.reject(herald_client::view::UiError::new(
-                    "storage",
+                    herald_client::view::UiErrorCode::Storage,
                     "the device core could not be opened",
                 ));
             }

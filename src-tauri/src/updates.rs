@@ -20,7 +20,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use herald_client::view::UiError;
+use herald_client::view::{UiError, UiErrorCode};
 use serde::Serialize;
 use tauri::{AppHandle, Manager, Runtime};
 use tauri_plugin_updater::{Update, Updater, UpdaterExt};
@@ -114,21 +114,21 @@ pub enum UpdateError {
 
 impl UpdateError {
     /// The stable code the UI branches on.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> UiErrorCode {
         match self {
-            UpdateError::NotConfigured(_) => "update_not_configured",
-            UpdateError::Unsupported => "update_unsupported",
-            UpdateError::Unreachable(_) => "update_unreachable",
-            UpdateError::BadManifest(_) => "update_bad_manifest",
-            UpdateError::NoBuild(_) => "update_no_build",
-            UpdateError::BadSignature => "update_bad_signature",
-            UpdateError::VersionMismatch { .. } => "update_version_mismatch",
-            UpdateError::UnsignedVersion => "update_bad_signature",
-            UpdateError::NothingToInstall => "update_not_checked",
-            UpdateError::NotInstallable => "update_not_installable",
-            UpdateError::PermissionDenied => "update_permission_denied",
-            UpdateError::InstallFailed(_) => "update_install_failed",
-            UpdateError::Storage(_) => "storage",
+            UpdateError::NotConfigured(_) => UiErrorCode::UpdateNotConfigured,
+            UpdateError::Unsupported => UiErrorCode::UpdateUnsupported,
+            UpdateError::Unreachable(_) => UiErrorCode::UpdateUnreachable,
+            UpdateError::BadManifest(_) => UiErrorCode::UpdateBadManifest,
+            UpdateError::NoBuild(_) => UiErrorCode::UpdateNoBuild,
+            UpdateError::BadSignature => UiErrorCode::UpdateBadSignature,
+            UpdateError::VersionMismatch { .. } => UiErrorCode::UpdateVersionMismatch,
+            UpdateError::UnsignedVersion => UiErrorCode::UpdateBadSignature,
+            UpdateError::NothingToInstall => UiErrorCode::UpdateNotChecked,
+            UpdateError::NotInstallable => UiErrorCode::UpdateNotInstallable,
+            UpdateError::PermissionDenied => UiErrorCode::UpdatePermissionDenied,
+            UpdateError::InstallFailed(_) => UiErrorCode::UpdateInstallFailed,
+            UpdateError::Storage(_) => UiErrorCode::Storage,
         }
     }
 }
@@ -370,7 +370,7 @@ async fn check_daily<R: Runtime>(app: AppHandle<R>) {
                 match check_now(&app, &updates).await {
                     Ok(found) => announce(&app, &updates, &found),
                     Err(error) => {
-                        tracing::warn!(code = error.code(), %error, "automatic update check failed")
+                        tracing::warn!(code = error.code().as_str(), %error, "automatic update check failed")
                     }
                 }
                 RECHECK

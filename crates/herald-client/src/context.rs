@@ -1,8 +1,11 @@
-//! The core's shared state: the configuration it was opened with, the local key, the cache,
-//! the session (keys and directory, once set up), the event channel, the sync task, pending
-//! pairings, rendered bodies and the reconnect policy. `Core` (core.rs) is the public handle
-//! over it; the layers below `Core` (sync, outbox, devices, notifications) receive it as
-//! `&Inner` and never name `Core`.
+//! The core's state, in two parts.
+//!
+//! - [`Store`]: what the layers below `Core` work with — where this device keeps its files,
+//!   the local key, the cache and the event channel. Sync, the outbox, key rotation and
+//!   notification catch-up each receive a `&Store` (and the session and settings they need as
+//!   arguments), nothing more.
+//! - [`Inner`]: what only `Core` (core.rs, core/) holds besides — the configuration, the
+//!   session slot, the sync task, pending pairings, rendered bodies and the reconnect policy.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
@@ -30,12 +33,22 @@ pub struct CoreConfig {
     pub use_keychain: bool,
 }
 
-pub(crate) struct Inner {
-    pub(crate) config: CoreConfig,
+/// What the layers below `Core` share: this device's files, its local key, the cache the key
+/// seals, and the channel core events go out on (1,024 buffered; a slow listener misses the
+/// oldest).
+pub(crate) struct Store {
+    /// The data dir (`CoreConfig::data_dir`): the cache, the sealed device state, key files.
+    pub(crate) data_dir: PathBuf,
     pub(crate) local: LoadedKey,
     pub(crate) cache: Arc<Cache>,
-    pub(crate) session: RwLock<Option<Arc<Session>>>,
     pub(crate) events: broadcast::Sender<CoreEvent>,
+}
+
+/// `Core`'s own state: the [`Store`] it lends the layers below, and what only it touches.
+pub(crate) struct Inner {
+    pub(crate) config: CoreConfig,
+    pub(crate) store: Arc<Store>,
+    pub(crate) session: RwLock<Option<Arc<Session>>>,
     pub(crate) sync_task: Mutex<Option<JoinHandle<()>>>,
     /// Pairing requests this new device registered and waits on (devices.rs).
     pub(crate) pairings: PendingPairings,
@@ -45,7 +58,7 @@ pub(crate) struct Inner {
     pub(crate) reconnect: Mutex<crate::transport::backoff::ReconnectBackoff>,
 }
 
-impl Inner {
+impl Store {
     /// Runs blocking cache work off the async runtime.
     pub(crate) async fn cache_call<T: Send + 'static>(
         &self,
@@ -57,6 +70,14 @@ impl Inner {
             .map_err(|e| Error::Storage(format!("cache task failed: {e}")))?
     }
 
+    pub(crate) async fn summary_of(&self, id: &str) -> Result<MessageSummary> {
+        let id = id.to_owned();
+        let row = self.cache_call(move |c| c.get(&id)).await?;
+        Ok(present::summary(&self.local.key, &row))
+    }
+}
+
+impl Inner {
     /// The reconnect policy the sync task follows now.
     pub(crate) fn reconnect_backoff(&self) -> crate::ReconnectBackoff {
         *self.reconnect.lock().unwrap_or_else(|p| p.into_inner())
@@ -68,11 +89,5 @@ impl Inner {
             .unwrap_or_else(|p| p.into_inner())
             .clone()
             .ok_or(Error::NotSetUp)
-    }
-
-    pub(crate) async fn summary_of(&self, id: &str) -> Result<MessageSummary> {
-        let id = id.to_owned();
-        let row = self.cache_call(move |c| c.get(&id)).await?;
-        Ok(present::summary(&self.local.key, &row))
     }
 }

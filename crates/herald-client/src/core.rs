@@ -12,7 +12,7 @@ use tokio::sync::broadcast;
 
 use crate::cache::Cache;
 pub use crate::context::CoreConfig;
-use crate::context::Inner;
+use crate::context::{Inner, Store};
 use crate::session::device_state::{self, DeviceState};
 use crate::session::local_key::{self};
 use crate::session::private_files::create_private_dir;
@@ -62,11 +62,14 @@ impl Core {
         let (events, _) = broadcast::channel(1024);
         Ok(Core {
             inner: Arc::new(Inner {
+                store: Arc::new(Store {
+                    data_dir: config.data_dir.clone(),
+                    local,
+                    cache,
+                    events,
+                }),
                 config,
-                local,
-                cache,
                 session: RwLock::new(session),
-                events,
                 sync_task: Mutex::new(None),
                 pairings: Default::default(),
                 rendered: Default::default(),
@@ -107,9 +110,10 @@ impl Core {
             device_name: s.map(|s| s.state.device_name.clone()),
             relay_url: s.map(|s| s.state.relay_url.clone()),
             safety_code: s.map(|s| s.safety_code.clone()),
-            secret_storage: self.inner.local.kind,
+            secret_storage: self.inner.store.local.kind,
             secret_storage_path: self
                 .inner
+                .store
                 .local
                 .path
                 .as_ref()
@@ -160,7 +164,7 @@ impl Core {
         session
             .upload_recovery_backup(&recovery.recipient())
             .await?;
-        device_state::save(&cfg.data_dir, &self.inner.local.key, &session.state)?;
+        device_state::save(&cfg.data_dir, &self.inner.store.local.key, &session.state)?;
         let result = OnboardResult {
             account_id: session.state.account_id.to_string(),
             recovery_key: recovery.display().to_string(),
@@ -204,7 +208,13 @@ impl Core {
         if task.as_ref().is_some_and(|t| !t.is_finished()) {
             return Ok(());
         }
-        *task = Some(tokio::spawn(sync::run(self.inner.clone(), session)));
+        let inner = self.inner.clone();
+        let policy = move || inner.reconnect_backoff();
+        *task = Some(tokio::spawn(sync::run(
+            self.inner.store.clone(),
+            session,
+            policy,
+        )));
         Ok(())
     }
 
@@ -238,7 +248,7 @@ impl Core {
     /// One catch-up pass without the socket (for `herald inbox`). Returns records stored.
     pub async fn sync_once(&self) -> Result<usize> {
         let session = self.inner.session()?;
-        sync::catch_up(&self.inner, &session).await
+        sync::catch_up(&self.inner.store, &session).await
     }
 
     /// [`Core::sync_once`] for a command that can show the cache instead: first the relay
@@ -256,18 +266,18 @@ impl Core {
                     .unreachable(format!("no answer within {} s", reach.as_secs())))
             }
         }
-        sync::catch_up(&self.inner, &session).await
+        sync::catch_up(&self.inner.store, &session).await
     }
 
     /// When this device last finished a catch-up with the relay (RFC 3339, relay clock), from
     /// the cache; `None` before the first.
     pub async fn last_synced_at(&self) -> Result<Option<String>> {
-        self.inner.cache_call(|c| c.synced_at()).await
+        self.inner.store.cache_call(|c| c.synced_at()).await
     }
 
     /// Subscribes to events for the UI.
     pub fn subscribe(&self) -> broadcast::Receiver<CoreEvent> {
-        self.inner.events.subscribe()
+        self.inner.store.events.subscribe()
     }
 
     /// Creates a connection for an agent: derives its keys from a fresh seed, certifies them
@@ -337,11 +347,12 @@ impl Core {
     pub async fn inbox(&self) -> Result<Vec<MessageSummary>> {
         let rows = self
             .inner
+            .store
             .cache_call(|c| c.summaries(None, usize::MAX).map(|p| p.rows))
             .await?;
         Ok(rows
             .iter()
-            .map(|r| present::summary(&self.inner.local.key, r))
+            .map(|r| present::summary(&self.inner.store.local.key, r))
             .collect())
     }
 
@@ -354,13 +365,14 @@ impl Core {
     /// fully coloured body (core/rendered.rs).
     pub async fn message(&self, id: &str) -> Result<MessageView> {
         let owned = id.to_owned();
-        let row = self.inner.cache_call(move |c| c.get(&owned)).await?;
-        let mut view = present::message_view(&self.inner.local.key, &row, |body| {
+        let row = self.inner.store.cache_call(move |c| c.get(&owned)).await?;
+        let mut view = present::message_view(&self.inner.store.local.key, &row, |body| {
             self.inner.render_body(id, body)
         })?;
         let owned = id.to_owned();
         view.answer_queued = self
             .inner
+            .store
             .cache_call(move |c| c.has_queued_answer(&owned))
             .await?;
         Ok(view)
@@ -371,23 +383,33 @@ impl Core {
         let owned = id.to_owned();
         let thread_id = self
             .inner
+            .store
             .cache_call(move |c| c.get(&owned))
             .await?
             .record
             .thread_id;
-        let rows = self.inner.cache_call(move |c| c.thread(&thread_id)).await?;
+        let rows = self
+            .inner
+            .store
+            .cache_call(move |c| c.thread(&thread_id))
+            .await?;
         Ok(rows
             .iter()
-            .map(|r| present::summary(&self.inner.local.key, r))
+            .map(|r| present::summary(&self.inner.store.local.key, r))
             .collect())
     }
 
     /// Marks a message read on this device.
     pub async fn mark_read(&self, id: &str) -> Result<()> {
         let owned = id.to_owned();
-        if self.inner.cache_call(move |c| c.mark_read(&owned)).await? {
-            let message = self.inner.summary_of(id).await?;
-            let _ = self.inner.events.send(CoreEvent::MessageUpserted {
+        if self
+            .inner
+            .store
+            .cache_call(move |c| c.mark_read(&owned))
+            .await?
+        {
+            let message = self.inner.store.summary_of(id).await?;
+            let _ = self.inner.store.events.send(CoreEvent::MessageUpserted {
                 message,
                 is_new: false,
             });
@@ -408,11 +430,12 @@ impl Core {
         let session = self.inner.session()?;
         let message_id = MessageId::parse(id).ok_or_else(|| Error::NotFound(id.to_owned()))?;
         let owned = id.to_owned();
-        let row = self.inner.cache_call(move |c| c.get(&owned)).await?;
-        let opened = present::opened(&self.inner.local.key, &row)?;
+        let row = self.inner.store.cache_call(move |c| c.get(&owned)).await?;
+        let opened = present::opened(&self.inner.store.local.key, &row)?;
         let owned = id.to_owned();
         if self
             .inner
+            .store
             .cache_call(move |c| c.has_queued_answer(&owned))
             .await?
         {
@@ -468,12 +491,12 @@ impl Core {
         // before sealing. Out of reach, an answer without files or secrets waits in the
         // outbox and is posted exactly once later (outbox.rs).
         let waiting = outbox::can_wait(&opened.content, &answer).then(|| answer.clone());
-        let result = outbox::post(&self.inner, &session, &message_id, &opened, answer).await;
+        let result = outbox::post(&self.inner.store, &session, &message_id, &opened, answer).await;
         let record = match result {
             Ok(record) => record,
             Err(e) if crate::transport::http::is_transient(&e) && waiting.is_some() => {
                 if let Some(answer) = waiting {
-                    outbox::queue(&self.inner, id, &answer).await?;
+                    outbox::queue(&self.inner.store, id, &answer).await?;
                 }
                 return Err(Error::AnswerQueued);
             }
@@ -494,13 +517,13 @@ impl Core {
         session: &Session,
         record: &herald_protocol::wire::MessageRecord,
     ) -> Result<()> {
-        outbox::store_and_announce(&self.inner, session, record).await
+        outbox::store_and_announce(&self.inner.store, session, record).await
     }
 
     /// Ids of the requests whose answer waits in the outbox for the relay (oldest first);
     /// see `answer_queued` on [`Core::answer`].
     pub async fn queued_answers(&self) -> Result<Vec<String>> {
-        let queued = self.inner.cache_call(|c| c.queued_answers()).await?;
+        let queued = self.inner.store.cache_call(|c| c.queued_answers()).await?;
         Ok(queued.into_iter().map(|(id, _)| id).collect())
     }
 }

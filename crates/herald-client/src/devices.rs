@@ -16,7 +16,7 @@ use herald_protocol::envelope::{b64_decode, b64_encode, Certificate, Certificate
 use herald_protocol::wire::{MessageRecord, RecoveryBackup};
 use herald_protocol::{AccountId, ErrorCode};
 
-use crate::context::Inner;
+use crate::context::Store;
 use crate::session::device_state::{self, DeviceState};
 use crate::session::Session;
 use crate::transport::http::is_code;
@@ -117,10 +117,10 @@ pub(crate) fn with_keys(state: &DeviceState, keys: AccountKeys) -> DeviceState {
 }
 
 /// Keeps a rotated bundle: in the session and, sealed, in the device state file.
-pub(crate) fn save_keys(inner: &Inner, session: &Session, keys: AccountKeys) -> Result<()> {
+pub(crate) fn save_keys(store: &Store, session: &Session, keys: AccountKeys) -> Result<()> {
     device_state::save(
-        &inner.config.data_dir,
-        &inner.local.key,
+        &store.data_dir,
+        &store.local.key,
         &with_keys(&session.state, keys.clone()),
     )?;
     session.set_account_keys(keys);
@@ -129,7 +129,7 @@ pub(crate) fn save_keys(inner: &Inner, session: &Session, keys: AccountKeys) -> 
 
 /// Fetches `GET /keys/bundle` and keeps it when it is newer than what the session holds.
 /// Returns whether the keys changed.
-pub(crate) async fn learn_rotation(inner: &Inner, session: &Session) -> Result<bool> {
+pub(crate) async fn learn_rotation(store: &Store, session: &Session) -> Result<bool> {
     let found = match session.http.device_bundle().await {
         Ok(found) => found,
         Err(e) if is_code(&e, ErrorCode::NotFound) => return Ok(false),
@@ -155,7 +155,7 @@ pub(crate) async fn learn_rotation(inner: &Inner, session: &Session) -> Result<b
         epoch = bundle.current_epoch(),
         "account encryption key rotated"
     );
-    save_keys(inner, session, bundle)?;
+    save_keys(store, session, bundle)?;
     let _ = session.directory(true).await;
     Ok(true)
 }
@@ -164,7 +164,7 @@ pub(crate) async fn learn_rotation(inner: &Inner, session: &Session) -> Result<b
 /// message, or its answer) is sealed to no account key this device holds, the account key may
 /// have rotated; fetch the new bundle once. Returns whether the keys changed.
 pub(crate) async fn learn_rotation_for(
-    inner: &Inner,
+    store: &Store,
     session: &Session,
     records: &[MessageRecord],
 ) -> bool {
@@ -181,7 +181,7 @@ pub(crate) async fn learn_rotation_for(
     if !unknown {
         return false;
     }
-    match learn_rotation(inner, session).await {
+    match learn_rotation(store, session).await {
         Ok(changed) => changed,
         Err(e) => {
             tracing::debug!(code = %e.code(), "could not fetch the rotated account key");
@@ -194,13 +194,13 @@ pub(crate) async fn learn_rotation_for(
 /// epoch it certifies first (`GET /keys/bundle`): called before sealing, so what this device
 /// seals to the current account key it can open too. Errors: `network`, crypto errors.
 pub(crate) async fn fresh_keys(
-    inner: &Inner,
+    store: &Store,
     session: &Session,
 ) -> Result<herald_crypto::Directory> {
     let directory = session.directory(true).await?;
     let certified = directory.encryption_keys().last().map(|k| k.epoch);
     if certified > Some(session.account_keys().current_epoch()) {
-        learn_rotation(inner, session).await?;
+        learn_rotation(store, session).await?;
         return session.directory(false).await;
     }
     Ok(directory)

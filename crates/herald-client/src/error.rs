@@ -71,26 +71,30 @@ pub enum Error {
 impl Error {
     /// Stable machine code for the UI and CLI.
     pub fn code(&self) -> String {
-        match self {
-            Error::NotSetUp => "not_set_up".into(),
-            Error::AlreadySetUp => "already_set_up".into(),
-            Error::NotFound(_) => "not_found".into(),
-            Error::InvalidInput(_) => "invalid_input".into(),
-            Error::Validation(_) => "validation_failed".into(),
-            Error::Relay { body, .. } => body.error.clone(),
-            Error::Network(_) => "network".into(),
-            Error::Protocol(_) => "protocol".into(),
-            Error::Crypto(_) => "crypto".into(),
-            Error::Storage(_) => "storage".into(),
-            Error::FileExpired => "file_expired".into(),
-            Error::FileIntegrity(_) => "file_integrity".into(),
-            Error::WrongPairingCode => "wrong_pairing_code".into(),
-            Error::PairingExpired => "pairing_expired".into(),
-            Error::PairingClaimed => "pairing_claimed".into(),
-            Error::WrongRecoveryKey => "wrong_recovery_key".into(),
-            Error::SignedOut => "signed_out".into(),
-            Error::AnswerQueued => "answer_queued".into(),
-        }
+        use crate::error_code::UiErrorCode as C;
+        let code = match self {
+            // A relay's code passes through as sent (a newer relay may have codes this build
+            // does not know).
+            Error::Relay { body, .. } => return body.error.clone(),
+            Error::NotSetUp => C::NotSetUp,
+            Error::AlreadySetUp => C::AlreadySetUp,
+            Error::NotFound(_) => C::NotFound,
+            Error::InvalidInput(_) => C::InvalidInput,
+            Error::Validation(_) => C::ValidationFailed,
+            Error::Network(_) => C::Network,
+            Error::Protocol(_) => C::Protocol,
+            Error::Crypto(_) => C::Crypto,
+            Error::Storage(_) => C::Storage,
+            Error::FileExpired => C::FileExpired,
+            Error::FileIntegrity(_) => C::FileIntegrity,
+            Error::WrongPairingCode => C::WrongPairingCode,
+            Error::PairingExpired => C::PairingExpired,
+            Error::PairingClaimed => C::PairingClaimed,
+            Error::WrongRecoveryKey => C::WrongRecoveryKey,
+            Error::SignedOut => C::SignedOut,
+            Error::AnswerQueued => C::AnswerQueued,
+        };
+        code.as_str().into()
     }
 }
 

@@ -19,6 +19,7 @@ mod context;
 mod core;
 mod devices;
 mod error;
+pub mod error_code;
 pub mod sealed_size;
 mod secrets;
 mod session;

@@ -31,6 +31,7 @@ use crate::speech::SpeechStatus;
 use crate::targets::OpenTarget;
 use crate::updates::{UpdateCheck, UpdateSettings};
 use herald_client::answers::picks::PickedFile;
+use herald_client::view::UiErrorCode;
 
 #[cfg(test)]
 pub use typescript::typescript;
@@ -61,7 +62,12 @@ impl<T: Serialize> IntoBody for T {
     fn into_body(self) -> Result<InvokeResponseBody, UiError> {
         serde_json::to_string(&self)
             .map(InvokeResponseBody::Json)
-            .map_err(|e| shell_error("internal", format!("the reply did not serialize: {e}")))
+            .map_err(|e| {
+                shell_error(
+                    UiErrorCode::Internal,
+                    format!("the reply did not serialize: {e}"),
+                )
+            })
     }
 }
 
@@ -91,7 +97,7 @@ fn parse_args<T: serde::de::DeserializeOwned>(
             "an argument has the wrong type or shape".to_owned()
         };
         shell_error(
-            "invalid_args",
+            UiErrorCode::InvalidArgs,
             format!("invalid arguments for {command}: {what}"),
         )
     })
@@ -143,7 +149,7 @@ macro_rules! commands {
                     let reply: $ret = $handler(app, $($arg),*).await?;
                     reply.into_body()
                 })*
-                _ => Err(shell_error("not_found", format!("no command named {name}"))),
+                _ => Err(shell_error(UiErrorCode::NotFound, format!("no command named {name}"))),
             }
         }
 
@@ -176,7 +182,7 @@ pub fn invoke_handler<R: Runtime>() -> impl Fn(Invoke<R>) -> bool + Send + Sync 
             tauri::ipc::InvokeBody::Json(value) => value.clone(),
             tauri::ipc::InvokeBody::Raw(_) => {
                 invoke.resolver.reject(shell_error(
-                    "invalid_args",
+                    UiErrorCode::InvalidArgs,
                     format!("{name} takes a JSON object, not raw bytes"),
                 ));
                 return true;

@@ -12,7 +12,8 @@ use tauri_plugin_notification::ActionPerformed;
 use super::{EXTRA_KIND, EXTRA_MESSAGE_ID, EXTRA_NOTIFICATION_ID, KIND_SUMMARY};
 use crate::targets::{OpenNotice, OpenTarget};
 use crate::window::open_soon;
-use herald_client::answers::gate::{AnswerGate, ALREADY_ANSWERED};
+use herald_client::answers::gate::AnswerGate;
+use herald_client::view::UiErrorCode;
 
 pub(super) fn on_action<R: Runtime>(
     app: &AppHandle<R>,
@@ -64,7 +65,7 @@ pub(super) fn on_action<R: Runtime>(
                 // which withdraws the banner.
                 match gate.answer(&core, &message_id, input).await {
                     Ok(_) => {}
-                    Err(error) if error.code == ALREADY_ANSWERED => {
+                    Err(error) if error.is(UiErrorCode::AlreadyAnswered) => {
                         open_message(&app, &message_id, Some(OpenNotice::AlreadyAnswered));
                     }
                     Err(error) => {

@@ -11,11 +11,10 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use crate::view::{AnswerInput, MessageStatus, MessageView, UiError};
+use crate::view::{AnswerInput, MessageStatus, MessageView, UiError, UiErrorCode};
 use crate::Core;
 
-/// Stable code of the error the losing answer gets (the relay's code for the same case).
-pub const ALREADY_ANSWERED: &str = "already_answered";
+use super::picks::PickedFiles;
 
 /// Serializes answers per message id. Cheap to clone; one per app.
 #[derive(Clone, Default)]
@@ -47,6 +46,23 @@ impl AnswerGate {
         result
     }
 
+    /// [`answer`](Self::answer) from the window, whose `input.files` holds pick ids from
+    /// [`PickedFiles::add`]: each is swapped for its path first (a value that is not a pick id
+    /// is refused with `unknown_pick` before anything is posted) and the picks are forgotten
+    /// once the answer is taken. Errors: `unknown_pick`, and those of `answer`.
+    pub async fn answer_picked(
+        &self,
+        core: &Core,
+        picks: &PickedFiles,
+        id: &str,
+        mut input: AnswerInput,
+    ) -> Result<MessageView, UiError> {
+        let pick_ids = picks.swap_in(&mut input).map_err(|e| UiError::from(&e))?;
+        let view = self.answer(core, id, input).await?;
+        picks.forget(&pick_ids);
+        Ok(view)
+    }
+
     fn lock_for(&self, id: &str) -> Arc<tokio::sync::Mutex<()>> {
         let mut locks = self.locks.lock().unwrap_or_else(|p| p.into_inner());
         locks.entry(id.to_owned()).or_default().clone()
@@ -75,22 +91,25 @@ pub fn closed(view: &MessageView) -> Option<UiError> {
         MessageStatus::Pending => None,
         MessageStatus::Answered => Some(already_answered()),
         MessageStatus::Expired => Some(UiError::new(
-            "request_expired",
+            UiErrorCode::RequestExpired,
             "This request expired before it was answered.",
         )),
         MessageStatus::Cancelled => Some(UiError::new(
-            "request_cancelled",
+            UiErrorCode::RequestCancelled,
             "The sender withdrew this request.",
         )),
         MessageStatus::Delivered => Some(UiError::new(
-            "invalid_input",
+            UiErrorCode::InvalidInput,
             "This message does not ask for an answer.",
         )),
     }
 }
 
 fn already_answered() -> UiError {
-    UiError::new(ALREADY_ANSWERED, "This request was already answered.")
+    UiError::new(
+        UiErrorCode::AlreadyAnswered,
+        "This request was already answered.",
+    )
 }
 
 #[cfg(test)]
@@ -192,7 +211,10 @@ mod tests {
             (a, b) => panic!("exactly one answer wins: {a:?} / {b:?}"),
         };
         assert_eq!(winner.summary.status, MessageStatus::Answered);
-        assert_eq!(loser.code, ALREADY_ANSWERED, "the loser is told: {loser:?}");
+        assert!(
+            loser.is(UiErrorCode::AlreadyAnswered),
+            "the loser is told: {loser:?}"
+        );
         assert_eq!(
             loser.message, "This request was already answered.",
             "by the gate, before anything was sealed or posted (the relay's refusal reads \
@@ -201,7 +223,7 @@ mod tests {
         let third = gate.answer(&core, &id, press("rotate")).await;
         assert_eq!(
             third.err().map(|e| e.code),
-            Some(ALREADY_ANSWERED.to_owned()),
+            Some(UiErrorCode::AlreadyAnswered.as_str().to_owned()),
             "a repeated press is refused too"
         );
         assert_eq!(gate.tracked(), 0, "no lock left behind");

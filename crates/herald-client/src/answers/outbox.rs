@@ -25,7 +25,7 @@ use herald_protocol::content::{AnswerContent, MessageContent};
 use herald_protocol::wire::MessageRecord;
 use herald_protocol::{ErrorCode, MessageId};
 
-use crate::context::Inner;
+use crate::context::Store;
 use crate::session::{OpenedMessage, Session};
 use crate::view::CoreEvent;
 use crate::{Error, Result};
@@ -47,26 +47,26 @@ pub(crate) fn can_wait(content: &MessageContent, answer: &AnswerContent) -> bool
 
 /// Learns a rotated account key if needed, seals `answer` and posts it once.
 pub(crate) async fn post(
-    inner: &Inner,
+    store: &Store,
     session: &Session,
     id: &MessageId,
     opened: &OpenedMessage,
     answer: AnswerContent,
 ) -> Result<MessageRecord> {
-    crate::devices::fresh_keys(inner, session).await?;
+    crate::devices::fresh_keys(store, session).await?;
     let request = session.answer_request(id, opened, answer).await?;
     session.http.answer(id, &request).await
 }
 
 /// Keeps `answer` to request `id` for later. Returns false when one was kept already.
-pub(crate) async fn queue(inner: &Inner, id: &str, answer: &AnswerContent) -> Result<bool> {
+pub(crate) async fn queue(store: &Store, id: &str, answer: &AnswerContent) -> Result<bool> {
     let plaintext = zeroize::Zeroizing::new(
         serde_json::to_vec(answer).map_err(|e| Error::Protocol(e.to_string()))?,
     );
-    let sealed = herald_crypto::seal_local(&inner.local.key, &aad(id), &plaintext);
+    let sealed = herald_crypto::seal_local(&store.local.key, &aad(id), &plaintext);
     let owned = id.to_owned();
     let queued_at = crate::timestamps::now_rfc3339();
-    let added = inner
+    let added = store
         .cache_call(move |c| c.queue_answer(&owned, &queued_at, &sealed))
         .await?;
     tracing::info!(message = %id, "relay out of reach; answer queued");
@@ -84,11 +84,11 @@ fn open(key: &LocalKey, id: &str, sealed: &[u8]) -> Result<AnswerContent> {
 /// A row leaves the queue before the stored record is announced: whoever reacts to the
 /// announcement ([`crate::Core::message`]) must not see the answer still queued, and nothing
 /// is announced after the row goes.
-pub(crate) async fn flush(inner: &Inner, session: &Session) -> Result<usize> {
-    let queued = inner.cache_call(|c| c.queued_answers()).await?;
+pub(crate) async fn flush(store: &Store, session: &Session) -> Result<usize> {
+    let queued = store.cache_call(|c| c.queued_answers()).await?;
     let mut done = 0;
     for (id, sealed) in queued {
-        let stored = match deliver(inner, session, &id, &sealed).await {
+        let stored = match deliver(store, session, &id, &sealed).await {
             Ok(Delivered::Held(stored)) => Some(stored),
             Ok(Delivered::Refused(stored, e)) => {
                 tracing::info!(message = %id, code = %e.code(), "queued answer not delivered");
@@ -101,9 +101,9 @@ pub(crate) async fn flush(inner: &Inner, session: &Session) -> Result<usize> {
             }
         };
         let owned = id.clone();
-        inner.cache_call(move |c| c.dequeue_answer(&owned)).await?;
+        store.cache_call(move |c| c.dequeue_answer(&owned)).await?;
         if let Some(stored) = stored {
-            announce(inner, &stored).await?;
+            announce(store, &stored).await?;
         }
         done += 1;
     }
@@ -122,18 +122,20 @@ enum Delivered {
 
 /// Posts one queued answer and stores the relay's record of the request. Errors: transient
 /// ones (kept for later), or anything that left no record stored.
-async fn deliver(inner: &Inner, session: &Session, id: &str, sealed: &[u8]) -> Result<Delivered> {
+async fn deliver(store: &Store, session: &Session, id: &str, sealed: &[u8]) -> Result<Delivered> {
     let message_id = MessageId::parse(id).ok_or_else(|| Error::NotFound(id.to_owned()))?;
-    let answer = open(&inner.local.key, id, sealed)?;
+    let answer = open(&store.local.key, id, sealed)?;
     let owned = id.to_owned();
-    let row = inner.cache_call(move |c| c.get(&owned)).await?;
-    let opened = crate::view::present::opened(&inner.local.key, &row)?;
-    match post(inner, session, &message_id, &opened, answer).await {
-        Ok(record) => Ok(Delivered::Held(store(inner, session, &record).await?)),
+    let row = store.cache_call(move |c| c.get(&owned)).await?;
+    let opened = crate::view::present::opened(&store.local.key, &row)?;
+    match post(store, session, &message_id, &opened, answer).await {
+        Ok(record) => Ok(Delivered::Held(
+            store_record(store, session, &record).await?,
+        )),
         Err(e) if crate::transport::http::is_transient(&e) => Err(e),
         Err(e) => {
             let current = session.http.message(&message_id).await?;
-            let stored = store(inner, session, &current).await?;
+            let stored = store_record(store, session, &current).await?;
             let mine = current
                 .answer
                 .as_ref()
@@ -148,26 +150,26 @@ async fn deliver(inner: &Inner, session: &Session, id: &str, sealed: &[u8]) -> R
 
 /// Opens and stores `record` outside the feed (keeping the cursor) and tells the UI.
 pub(crate) async fn store_and_announce(
-    inner: &Inner,
+    store: &Store,
     session: &Session,
     record: &MessageRecord,
 ) -> Result<()> {
-    let id = store(inner, session, record).await?;
-    announce(inner, &id).await
+    let id = store_record(store, session, record).await?;
+    announce(store, &id).await
 }
 
 /// Opens and stores `record` outside the feed (keeping the cursor). Returns its id.
-async fn store(inner: &Inner, session: &Session, record: &MessageRecord) -> Result<String> {
-    let row = session.process(&inner.local.key, record).await?;
+async fn store_record(store: &Store, session: &Session, record: &MessageRecord) -> Result<String> {
+    let row = session.process(&store.local.key, record).await?;
     let id = row.id.clone();
-    inner.cache_call(move |c| c.store_record(&row)).await?;
+    store.cache_call(move |c| c.store_record(&row)).await?;
     Ok(id)
 }
 
 /// Tells the UI what the cache now holds for message `id`.
-async fn announce(inner: &Inner, id: &str) -> Result<()> {
-    let message = inner.summary_of(id).await?;
-    let _ = inner.events.send(CoreEvent::MessageUpserted {
+async fn announce(store: &Store, id: &str) -> Result<()> {
+    let message = store.summary_of(id).await?;
+    let _ = store.events.send(CoreEvent::MessageUpserted {
         message,
         is_new: false,
     });

@@ -10,6 +10,9 @@ use std::sync::Mutex;
 
 use serde::Serialize;
 
+use crate::error_code::UiErrorCode;
+use crate::view::{AnswerInput, UiError};
+
 /// Largest file a message or an answer can carry: 100 MB (herald-protocol's
 /// `MAX_ATTACHMENT_BYTES`, 100,000,000 bytes of plaintext).
 pub const MAX_FILE_BYTES: u64 = 100_000_000;
@@ -43,13 +46,19 @@ pub enum PickError {
 
 impl PickError {
     /// Stable code for the UI.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> UiErrorCode {
         match self {
-            PickError::NotAFile => "not_a_file",
-            PickError::TooLarge => "file_too_large",
-            PickError::Unreadable(_) => "io",
-            PickError::UnknownPick => "unknown_pick",
+            PickError::NotAFile => UiErrorCode::NotAFile,
+            PickError::TooLarge => UiErrorCode::FileTooLarge,
+            PickError::Unreadable(_) => UiErrorCode::Io,
+            PickError::UnknownPick => UiErrorCode::UnknownPick,
         }
+    }
+}
+
+impl From<&PickError> for UiError {
+    fn from(error: &PickError) -> Self {
+        UiError::new(error.code(), error.to_string())
     }
 }
 
@@ -95,6 +104,20 @@ impl PickedFiles {
             .get(pick_id)
             .cloned()
             .ok_or(PickError::UnknownPick)
+    }
+
+    /// Swaps each pick id in `input.files` for the path picked under it, so the core reads
+    /// that file; returns the ids swapped (to [`forget`](Self::forget) once the answer is
+    /// posted). A value that is not a pick id this process handed out (a path typed by the
+    /// webview, say) is refused: `UnknownPick`, and `input` may be part swapped then.
+    pub fn swap_in(&self, input: &mut AnswerInput) -> Result<Vec<String>, PickError> {
+        let mut swapped = Vec::with_capacity(input.files.len());
+        for value in input.files.values_mut() {
+            let pick_id = value.to_string_lossy().into_owned();
+            *value = self.path(&pick_id)?;
+            swapped.push(pick_id);
+        }
+        Ok(swapped)
     }
 
     /// Forgets picks once their answer is sent.

@@ -20,16 +20,16 @@ impl Core {
     /// Notifications from agents, newest first, decrypted from the cache. Not end-to-end
     /// encrypted: each view has `endToEnd: false`.
     pub async fn notifications(&self) -> Result<Vec<NotificationView>> {
-        let rows = self.inner.cache_call(|c| c.notifications()).await?;
+        let rows = self.inner.store.cache_call(|c| c.notifications()).await?;
         Ok(rows
             .iter()
-            .map(|r| notifications::view(&self.inner.local.key, r))
+            .map(|r| notifications::view(&self.inner.store.local.key, r))
             .collect())
     }
 
     /// One notification from the cache. Errors: `not_found`.
     pub async fn notification(&self, id: &str) -> Result<NotificationView> {
-        notifications::view_of(&self.inner, id).await
+        notifications::view_of(&self.inner.store, id).await
     }
 
     /// Marks a notification read on this device.
@@ -37,6 +37,7 @@ impl Core {
         let owned = id.to_owned();
         if self
             .inner
+            .store
             .cache_call(move |c| c.mark_notification_read(&owned))
             .await?
         {
@@ -46,11 +47,15 @@ impl Core {
     }
 
     async fn announce(&self, id: &str, is_new: bool) {
-        if let Ok(notification) = notifications::view_of(&self.inner, id).await {
-            let _ = self.inner.events.send(CoreEvent::NotificationUpserted {
-                notification,
-                is_new,
-            });
+        if let Ok(notification) = notifications::view_of(&self.inner.store, id).await {
+            let _ = self
+                .inner
+                .store
+                .events
+                .send(CoreEvent::NotificationUpserted {
+                    notification,
+                    is_new,
+                });
         }
     }
 
@@ -63,20 +68,21 @@ impl Core {
         let session = self.inner.session()?;
         let keys = session.account_keys();
         let mut row = cached(
-            &self.inner.local.key,
+            &self.inner.store.local.key,
             &keys,
             &session.state.account_id,
             record,
         );
         if let Some(text) = reply {
-            row.sealed_reply = Some(seal_reply(&self.inner.local.key, &row.id, text));
+            row.sealed_reply = Some(seal_reply(&self.inner.store.local.key, &row.id, text));
         }
         let id = row.id.clone();
         self.inner
+            .store
             .cache_call(move |c| c.store_notification(&row))
             .await?;
         self.announce(&id, false).await;
-        notifications::view_of(&self.inner, &id).await
+        notifications::view_of(&self.inner.store, &id).await
     }
 
     /// Reports a receipt (displayed with its time, spoken, suppressed) to the relay; the

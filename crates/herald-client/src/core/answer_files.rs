@@ -197,8 +197,8 @@ impl super::Core {
         let message_id =
             herald_protocol::MessageId::parse(id).ok_or_else(|| Error::NotFound(id.to_owned()))?;
         let owned = id.to_owned();
-        let row = self.inner.cache_call(move |c| c.get(&owned)).await?;
-        let opened = crate::view::present::opened(&self.inner.local.key, &row)?;
+        let row = self.inner.store.cache_call(move |c| c.get(&owned)).await?;
+        let opened = crate::view::present::opened(&self.inner.store.local.key, &row)?;
         let request = session.answer_request(&message_id, &opened, answer).await?;
         session.http.answer(&message_id, &request).await?;
         Ok(())

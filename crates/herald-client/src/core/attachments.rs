@@ -14,8 +14,8 @@ impl Core {
     /// the cached answer. Errors: `not_found`.
     async fn attachment(&self, message_id: &str, attachment_id: &str) -> Result<Attachment> {
         let owned = message_id.to_owned();
-        let row = self.inner.cache_call(move |c| c.get(&owned)).await?;
-        let key = &self.inner.local.key;
+        let row = self.inner.store.cache_call(move |c| c.get(&owned)).await?;
+        let key = &self.inner.store.local.key;
         let opened = present::opened(key, &row)?;
         let answer = present::answer_content(key, &row);
         opened

@@ -22,7 +22,7 @@ impl Core {
     /// against the damaged cache's cursor is stored into the fresh one. Errors: `storage` (the
     /// check could not run, or no fresh cache could be made).
     pub async fn verify_cache(&self) -> Result<CheckOutcome> {
-        if self.inner.cache.checked() {
+        if self.inner.store.cache.checked() {
             return Ok(CheckOutcome::Sound);
         }
         let task = self
@@ -36,7 +36,7 @@ impl Core {
             task.abort();
             let _ = task.await;
         }
-        let outcome = self.inner.cache_call(|c| c.verify()).await;
+        let outcome = self.inner.store.cache_call(|c| c.verify()).await;
         if matches!(outcome, Ok(CheckOutcome::Rebuilt)) {
             self.inner.clear_rendered();
         }
@@ -51,6 +51,6 @@ impl Core {
     /// works; it is just no longer recorded as open.
     pub fn close(&self) {
         self.stop_sync();
-        self.inner.cache.mark_closed();
+        self.inner.store.cache.mark_closed();
     }
 }

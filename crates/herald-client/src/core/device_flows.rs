@@ -47,7 +47,7 @@ impl Core {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(e.into()),
         }
-        self.inner.cache_call(|c| c.clear()).await?;
+        self.inner.store.cache_call(|c| c.clear()).await?;
         self.inner.clear_rendered();
         *self
             .inner
@@ -81,10 +81,10 @@ impl Core {
             ));
         }
         self.stop_sync();
-        self.inner.cache_call(|c| c.clear()).await?;
+        self.inner.store.cache_call(|c| c.clear()).await?;
         device_state::save(
             &self.inner.config.data_dir,
-            &self.inner.local.key,
+            &self.inner.store.local.key,
             &session.state,
         )?;
         *self
@@ -461,7 +461,7 @@ impl Core {
             ));
         }
         // Rotate from the latest epoch: learn one this device missed first.
-        let directory = fresh_keys(&self.inner, &session).await?;
+        let directory = fresh_keys(&self.inner.store, &session).await?;
         if directory.device(&target).is_none() {
             return Err(Error::NotFound(id.to_owned()));
         }
@@ -496,7 +496,7 @@ impl Core {
                 },
             )
             .await?;
-        save_keys(&self.inner, &session, keys)?;
+        save_keys(&self.inner.store, &session, keys)?;
         let _ = session.directory(true).await;
         Ok(())
     }

@@ -17,13 +17,14 @@ impl Core {
         let before = before.map(str::to_owned);
         let page = self
             .inner
+            .store
             .cache_call(move |c| c.summaries(before.as_deref(), limit.min(MAX_PAGE_ROWS)))
             .await?;
         Ok(InboxPage {
             messages: page
                 .rows
                 .iter()
-                .map(|r| present::summary(&self.inner.local.key, r))
+                .map(|r| present::summary(&self.inner.store.local.key, r))
                 .collect::<Vec<MessageSummary>>(),
             more: page.more,
             unread_older: page.unread_older,

@@ -21,6 +21,7 @@ impl Core {
         let limit = limit.min(MAX_PENDING_LISTED);
         let rows = self
             .inner
+            .store
             .cache_call(move |c| c.pending(&now, limit))
             .await?;
         Ok(PendingRequests {
@@ -28,7 +29,7 @@ impl Core {
             newest: rows
                 .newest
                 .iter()
-                .map(|r| present::summary(&self.inner.local.key, r))
+                .map(|r| present::summary(&self.inner.store.local.key, r))
                 .collect(),
             next_expiry: rows.next_expiry,
         })

@@ -94,7 +94,7 @@ impl Inner {
                     }
                 }
             }
-            let _ = inner.events.send(CoreEvent::MessageRendered { id });
+            let _ = inner.store.events.send(CoreEvent::MessageRendered { id });
         });
     }
 }

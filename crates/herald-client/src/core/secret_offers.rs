@@ -36,7 +36,8 @@ fn load_offer_key(core: &Core, id: &MessageId) -> Result<Option<OneTimeKey>> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e.into()),
     };
-    let bytes = herald_crypto::open_local(&core.inner.local.key, &offer_key_aad(id), &sealed)?;
+    let bytes =
+        herald_crypto::open_local(&core.inner.store.local.key, &offer_key_aad(id), &sealed)?;
     Ok(Some(OneTimeKey::from_bytes(&bytes)?))
 }
 
@@ -49,8 +50,11 @@ fn store_offer_key(core: &Core, id: &MessageId, key: OneTimeKey) -> Result<OneTi
         // Owner-only, like the data dir: the sealed keys' names are message ids.
         crate::session::private_files::create_private_dir(dir)?;
     }
-    let sealed =
-        herald_crypto::seal_local(&core.inner.local.key, &offer_key_aad(id), &key.to_bytes());
+    let sealed = herald_crypto::seal_local(
+        &core.inner.store.local.key,
+        &offer_key_aad(id),
+        &key.to_bytes(),
+    );
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]
@@ -180,8 +184,8 @@ impl Core {
             ));
         };
         let owned = id.to_owned();
-        let row = self.inner.cache_call(move |c| c.get(&owned)).await?;
-        let opened = present::opened(&self.inner.local.key, &row)?;
+        let row = self.inner.store.cache_call(move |c| c.get(&owned)).await?;
+        let opened = present::opened(&self.inner.store.local.key, &row)?;
         let collected = match session.http.collect_secret_payload(&message_id).await {
             Ok(c) => c,
             Err(e) if is_code(&e, ErrorCode::SecretNotSent) => return Ok(None),

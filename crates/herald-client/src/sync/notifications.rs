@@ -11,7 +11,7 @@ use herald_protocol::notify::{
 use herald_protocol::ErrorCode;
 
 use crate::cache::CachedNotification;
-use crate::context::Inner;
+use crate::context::Store;
 use crate::notification_view::{NotificationPriority, NotificationView};
 use crate::session::Session;
 use crate::transport::http::is_code;
@@ -142,19 +142,19 @@ pub(crate) fn view(local: &LocalKey, n: &CachedNotification) -> NotificationView
 }
 
 /// The cached view of one notification.
-pub(crate) async fn view_of(inner: &Inner, id: &str) -> Result<NotificationView> {
+pub(crate) async fn view_of(store: &Store, id: &str) -> Result<NotificationView> {
     let owned = id.to_owned();
-    let row = inner.cache_call(move |c| c.notification(&owned)).await?;
-    Ok(view(&inner.local.key, &row))
+    let row = store.cache_call(move |c| c.notification(&owned)).await?;
+    Ok(view(&store.local.key, &row))
 }
 
 /// Fetches and stores every notification after the notification cursor, announcing each
 /// (`NotificationUpserted`, `isNew` the first time). Returns how many were stored.
-pub(crate) async fn catch_up(inner: &Inner, session: &Session) -> Result<usize> {
+pub(crate) async fn catch_up(store: &Store, session: &Session) -> Result<usize> {
     let mut total = 0;
     let mut learned = false;
     loop {
-        let cursor = inner.cache_call(|c| c.notification_cursor()).await?;
+        let cursor = store.cache_call(|c| c.notification_cursor()).await?;
         let page = match session
             .http
             .notifications(cursor, DEFAULT_NOTIFICATION_PAGE)
@@ -173,7 +173,7 @@ pub(crate) async fn catch_up(inner: &Inner, session: &Session) -> Result<usize> 
             .any(|r| keys.encryption_secret(&r.sealed.key_id).is_none());
         if unknown && !learned {
             learned = true;
-            if let Err(e) = crate::devices::learn_rotation(inner, session).await {
+            if let Err(e) = crate::devices::learn_rotation(store, session).await {
                 tracing::warn!(code = %e.code(), "could not fetch the rotated account key");
             }
             keys = session.account_keys();
@@ -182,16 +182,16 @@ pub(crate) async fn catch_up(inner: &Inner, session: &Session) -> Result<usize> 
         let rows: Vec<CachedNotification> = page
             .records
             .iter()
-            .map(|r| cached(&inner.local.key, &keys, account, r))
+            .map(|r| cached(&store.local.key, &keys, account, r))
             .collect();
         let (next, stored) = (page.cursor, rows.clone());
-        let fresh = inner
+        let fresh = store
             .cache_call(move |c| c.store_notifications(&stored, next))
             .await?;
         total += rows.len();
         for (row, is_new) in rows.iter().zip(fresh) {
-            if let Ok(notification) = view_of(inner, &row.id).await {
-                let _ = inner.events.send(CoreEvent::NotificationUpserted {
+            if let Ok(notification) = view_of(store, &row.id).await {
+                let _ = store.events.send(CoreEvent::NotificationUpserted {
                     notification,
                     is_new,
                 });

@@ -13,7 +13,7 @@ use herald_crypto::LocalKey;
 use herald_protocol::wire::MessageRecord;
 
 use crate::cache::StoredRecord;
-use crate::context::Inner;
+use crate::context::Store;
 use crate::session::Session;
 use crate::view::CoreEvent;
 use crate::{view::present, Error, Result};
@@ -73,12 +73,12 @@ pub(crate) async fn process_page(
 /// Announces the stored `rows` (`fresh`: whether each was new to this cache) to the UI, in
 /// order, reading them back from the cache in one call. Rows that cannot be read back are not
 /// announced (the UI reloads the inbox from the cache on its own).
-pub(crate) async fn announce_page(inner: &Inner, rows: &[StoredRecord], fresh: Vec<bool>) {
-    if inner.events.receiver_count() == 0 {
+pub(crate) async fn announce_page(store: &Store, rows: &[StoredRecord], fresh: Vec<bool>) {
+    if store.events.receiver_count() == 0 {
         return; // nobody listens (`herald inbox`); the cache is the truth anyway
     }
     let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
-    let cached = match inner.cache_call(move |c| c.get_many(&ids)).await {
+    let cached = match store.cache_call(move |c| c.get_many(&ids)).await {
         Ok(cached) => cached,
         Err(e) => {
             tracing::debug!(code = %e.code(), "stored page not read back for the UI");
@@ -87,8 +87,8 @@ pub(crate) async fn announce_page(inner: &Inner, rows: &[StoredRecord], fresh: V
     };
     for (row, is_new) in cached.into_iter().zip(fresh) {
         if let Some(row) = row {
-            let message = present::summary(&inner.local.key, &row);
-            let _ = inner
+            let message = present::summary(&store.local.key, &row);
+            let _ = store
                 .events
                 .send(CoreEvent::MessageUpserted { message, is_new });
         }

@@ -11,6 +11,7 @@
 pub(crate) mod present;
 pub(crate) mod render_cache;
 
+pub use crate::error_code::UiErrorCode;
 pub use crate::session::local_key::SecretStorageKind;
 
 use serde::{Deserialize, Serialize};
@@ -410,7 +411,10 @@ pub enum CoreEvent {
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
 pub struct UiError {
-    /// Stable snake_case code (`validation_failed`, `already_answered`, `not_found`, …).
+    /// Stable snake_case code, one of [`UiErrorCode`] (`validation_failed`,
+    /// `already_answered`, …). A String here because a relay's code passes through as sent
+    /// (a newer relay may know codes this build does not); TypeScript sees the union.
+    #[ts(as = "UiErrorCode")]
     pub code: String,
     /// A sentence for the person; never holds a secret.
     pub message: String,
@@ -434,12 +438,17 @@ pub struct FieldError {
 
 impl UiError {
     /// An error about no input in particular.
-    pub fn new(code: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn new(code: UiErrorCode, message: impl Into<String>) -> Self {
         UiError {
-            code: code.into(),
+            code: code.as_str().into(),
             message: message.into(),
             fields: Vec::new(),
         }
+    }
+
+    /// Whether this error carries `code`.
+    pub fn is(&self, code: UiErrorCode) -> bool {
+        self.code == code.as_str()
     }
 }
 

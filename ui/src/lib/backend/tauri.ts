@@ -31,6 +31,7 @@ import type { QuietHoursSettings } from "../bindings/QuietHoursSettings";
 import type { SecretReveal } from "../bindings/SecretReveal";
 import type { SetupState } from "../bindings/SetupState";
 import type { UiError } from "../bindings/UiError";
+import type { UiErrorCode } from "../bindings/UiErrorCode";
 import type { UnlockResult } from "../bindings/UnlockResult";
 import type { UpdateCheck } from "../bindings/UpdateCheck";
 import type { UpdateSettings } from "../bindings/UpdateSettings";
@@ -56,7 +57,7 @@ export type RelayChoice = { kind: "embedded" } | { kind: "url"; url: string };
 
 /** An error from the shell, with the stable `code` to branch on. */
 export class BackendError extends Error implements UiError {
-  readonly code: string;
+  readonly code: UiErrorCode;
   /** The inputs at fault (a field id or path, and why); empty when about no input. */
   readonly fields: FieldError[];
   constructor(err: Omit<UiError, "fields"> & { fields?: FieldError[] }) {

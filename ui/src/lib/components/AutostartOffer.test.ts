@@ -79,7 +79,7 @@ describe("after creating an account", () => {
   });
 
   it("says when it could not be turned on, and lets the person go on", async () => {
-    setAutostart.mockRejectedValueOnce(new BackendError({ code: "autostart", message: "No permission to add a login item." }));
+    setAutostart.mockRejectedValueOnce(new BackendError({ code: "storage", message: "No permission to add a login item." }));
     const onDone = vi.fn();
     await createdAccount(onDone);
     await fireEvent.click(screen.getByTestId("autostart-offer-accept"));
@@ -114,7 +114,7 @@ describe("after unlocking a new device", () => {
   });
 
   it("can try again after a failure", async () => {
-    setAutostart.mockRejectedValueOnce(new BackendError({ code: "autostart", message: "busy" })).mockResolvedValueOnce(LAUNCH);
+    setAutostart.mockRejectedValueOnce(new BackendError({ code: "storage", message: "busy" })).mockResolvedValueOnce(LAUNCH);
     const onDone = vi.fn();
     await unlockedDevice(onDone);
     await fireEvent.click(screen.getByTestId("autostart-offer-accept"));

@@ -12,10 +12,11 @@ import type { MessageSummary } from "../bindings/MessageSummary";
 import type { MessageView } from "../bindings/MessageView";
 import type { NotificationView } from "../bindings/NotificationView";
 import type { UiError } from "../bindings/UiError";
+import type { UiErrorCode } from "../bindings/UiErrorCode";
 
 /** Stand-in for the backend's error class (same shape: a stable `code`). */
 class FakeBackendError extends Error implements UiError {
-  readonly code: string;
+  readonly code: UiErrorCode;
   readonly fields: FieldError[];
   constructor(err: Omit<UiError, "fields"> & { fields?: FieldError[] }) {
     super(err.message);
