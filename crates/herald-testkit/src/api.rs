@@ -157,8 +157,7 @@ impl Api {
 
     /// `POST /messages` with a fresh Idempotency-Key; asserts `201` and returns the record.
     pub async fn send_message(&self, request: &SendMessageRequest) -> MessageRecord {
-        self.header("Idempotency-Key", &new_idempotency_key())
-            .post("/messages", request)
+        self.post_message(&new_idempotency_key(), request)
             .await
             .ok(201, "a new message is created")
     }

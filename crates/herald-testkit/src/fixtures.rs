@@ -283,23 +283,6 @@ pub fn answer_request(account: &TestAccount, message_id: &MessageId) -> AnswerRe
     }
 }
 
-/// `POST /messages` with a bearer and an Idempotency-Key.
-pub async fn post_message(
-    relay_url: &str,
-    bearer: &str,
-    idempotency_key: &str,
-    req: &SendMessageRequest,
-) -> reqwest::Response {
-    reqwest::Client::new()
-        .post(format!("{relay_url}/messages"))
-        .bearer_auth(bearer)
-        .header("Idempotency-Key", idempotency_key)
-        .json(req)
-        .send()
-        .await
-        .expect("POST /messages reaches the relay")
-}
-
 /// Re-addresses a placeholder envelope (made by [`placeholder_envelope`], addressed to the
 /// placeholder key id `aek1`) to the key id `key_id`, as a message sealed to a real account's
 /// current encryption key must be: the relay refuses envelopes not addressed to it.

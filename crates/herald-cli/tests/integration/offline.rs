@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use std::net::TcpListener;
+use std::net::SocketAddr;
 use std::process::Output;
 use std::time::{Duration, Instant};
 
@@ -61,8 +61,18 @@ fn inbox_reads_the_cache_when_the_relay_is_stopped_or_hung() {
         .unwrap()
         .to_owned();
     let Setup { relay, home, .. } = s;
-    let addr = url.trim_start_matches("http://").to_owned();
+    let addr: SocketAddr = url
+        .trim_start_matches("http://")
+        .parse()
+        .expect("the relay's address");
     drop(relay);
+    // The port stays ours: bound, not listening, so a connection is refused (and no other
+    // test of this binary can take the port before the hung case below).
+    let port =
+        socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).expect("a socket");
+    port.set_reuse_address(true).expect("SO_REUSEADDR");
+    port.bind(&addr.into())
+        .expect("the relay's port is free again");
 
     // Stopped: the connection is refused.
     let list = offline(home.path(), &["inbox", "list"], &url);
@@ -84,7 +94,8 @@ fn inbox_reads_the_cache_when_the_relay_is_stopped_or_hung() {
     );
 
     // Hung: the port accepts connections (the kernel completes them) and never answers.
-    let hung = TcpListener::bind(&addr).expect("the relay's port is free again");
+    port.listen(16).expect("listening on the relay's port");
+    let hung: std::net::TcpListener = port.into();
     let held = std::thread::spawn(move || {
         let mut open = Vec::new();
         for stream in hung.incoming().take(16) {

@@ -35,9 +35,10 @@ use std::process::ExitCode;
 use herald_protocol::envelope::{b64_encode, CertificateBody, EnvelopeKind};
 use herald_protocol::{FileId, PairingId};
 use herald_testkit::fixtures::{
-    answer_request, create_connection, message_request, new_idempotency_key, placeholder_envelope,
-    post_message, random_bytes, readdress, TestAccount,
+    answer_request, create_connection, message_request, placeholder_envelope, random_bytes,
+    readdress, TestAccount,
 };
+use herald_testkit::Api;
 use serde_json::{json, Value};
 
 const USAGE: &str = "\
@@ -126,25 +127,16 @@ async fn run(url: String, dir: &Path) {
     };
     let connection = create_connection(&url, &view, "schemathesis").await;
     write_secret(dir, "connection", &connection.bearer);
+    let connection_api = Api::new(&url).bearer(&connection.bearer);
 
     let mut request = message_request(&account.account_id, connection.principal(), true);
     readdress(&mut request.envelope, &current_key_id(&account));
-    let sent = post_message(&url, &connection.bearer, &new_idempotency_key(), &request).await;
-    assert_eq!(
-        sent.status().as_u16(),
-        201,
-        "POST /messages from the connection"
-    );
+    connection_api.send_message(&request).await;
 
     // A second request, answered by the device with a secret for the connection to collect.
     let mut asked = message_request(&account.account_id, connection.principal(), true);
     readdress(&mut asked.envelope, &current_key_id(&account));
-    let sent = post_message(&url, &connection.bearer, &new_idempotency_key(), &asked).await;
-    assert_eq!(
-        sent.status().as_u16(),
-        201,
-        "POST /messages (secret request)"
-    );
+    connection_api.send_message(&asked).await;
     let mut answer = answer_request(&view, &asked.id);
     readdress(&mut answer.envelope, &current_key_id(&account));
     let mut secret = placeholder_envelope(
@@ -168,8 +160,7 @@ async fn run(url: String, dir: &Path) {
     let mut offer = message_request(&account.account_id, connection.principal(), false);
     offer.kind = "secret".into();
     readdress(&mut offer.envelope, &current_key_id(&account));
-    let sent = post_message(&url, &connection.bearer, &new_idempotency_key(), &offer).await;
-    assert_eq!(sent.status().as_u16(), 201, "POST /messages (secret offer)");
+    connection_api.send_message(&offer).await;
     write_id(dir, "offer-id", offer.id.as_str());
 
     let file = reserve_file(&http, &url, &connection.bearer).await;
@@ -185,12 +176,7 @@ async fn run(url: String, dir: &Path) {
     let mut carrier = message_request(&account.account_id, connection.principal(), false);
     carrier.attachments = vec![FileId::parse(&file).expect("the relay answers a file id")];
     readdress(&mut carrier.envelope, &current_key_id(&account));
-    let sent = post_message(&url, &connection.bearer, &new_idempotency_key(), &carrier).await;
-    assert_eq!(
-        sent.status().as_u16(),
-        201,
-        "POST /messages (with the file)"
-    );
+    connection_api.send_message(&carrier).await;
     write_id(dir, "file-id", &file);
     // Reserved by the device: schemathesis calls `PUT /files/{id}` with the device session
     // (the first scheme it lists), and a reservation is its reserver's alone.
