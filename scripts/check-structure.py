@@ -8,7 +8,8 @@
 - only herald-desktop depends on Tauri, wry or WebKit;
 - every workspace crate has a row, and every row names a workspace crate;
 - inside each crate listed after `<!-- ACYCLIC: … -->`, the modules form no import circle
-  (a top-level module that names `crate::other` depends on `other`, doc links included).
+  (a top-level module that names `crate::other`, a name the crate root re-exports from
+  `other`, or `super::…::other` from the root, depends on `other`; doc links included).
 
 Exit 0 when the graph holds, 1 with one line per breach otherwise.
 """
@@ -71,14 +72,58 @@ def crate_paths(text):
     return names
 
 
-def module_cycles(src):
-    """Import circles between the top-level modules of the crate rooted at `src`."""
+def root_reexports(src):
+    """Names the crate root re-exports from a module (`pub use core::Core;` → Core: core), so
+    a use of `crate::Core` counts as a use of `core`."""
+    names = {}
+    for root in ("lib.rs", "main.rs"):
+        path = src / root
+        if not path.exists():
+            continue
+        text = path.read_text(encoding="utf-8")
+        for m in re.finditer(r"pub use (?:self::|crate::)?([a-z_][a-z0-9_]*)::([^;]+);", text):
+            module, rest = m.group(1), m.group(2)
+            for name in re.findall(r"\b([A-Za-z_][A-Za-z0-9_]*)\b(?:\s*[,}]|\s*$)", rest):
+                names.setdefault(name, module)
+            for alias in re.findall(r"\bas\s+([A-Za-z_][A-Za-z0-9_]*)", rest):
+                names.setdefault(alias, module)
+    return names
+
+
+def module_uses(src, path, text, reexports):
+    """The top-level modules the file at `path` names: `crate::x`, `crate::{x, …}`, a root
+    re-export (`crate::Core`), and `super::…` paths that climb to the crate root."""
+    names = crate_paths(text)
+    for name in re.findall(r"crate::([A-Z][A-Za-z0-9_]*)", text):
+        if name in reexports:
+            names.add(reexports[name])
+    parts = list(path.relative_to(src).with_suffix("").parts)
+    if parts[-1] == "mod":
+        parts.pop()
+    for m in re.finditer(r"((?:super::)+)([a-z_][a-z0-9_]*)", text):
+        up = m.group(1).count("super::")
+        if up == len(parts):
+            names.add(m.group(2))
+    return names
+
+
+def module_graph(src):
+    """Top-level module → {module it names: the first file that does}."""
+    reexports = root_reexports(src)
     graph = {}
-    for path in src.rglob("*.rs"):
+    for path in sorted(src.rglob("*.rs")):
         top = path.relative_to(src).parts[0].removesuffix(".rs")
         top = "(root)" if top in ("main", "lib") else top
-        graph.setdefault(top, set()).update(crate_paths(path.read_text(encoding="utf-8")))
-    graph = {k: {d for d in v if d in graph and d != k} for k, v in graph.items()}
+        edges = graph.setdefault(top, {})
+        for used in module_uses(src, path, path.read_text(encoding="utf-8"), reexports):
+            edges.setdefault(used, str(path.relative_to(src)))
+    return {k: {d: f for d, f in v.items() if d in graph and d != k} for k, v in graph.items()}
+
+
+def module_cycles(src):
+    """Import circles between the top-level modules of the crate rooted at `src`: each as the
+    sorted modules of one strongly connected component."""
+    graph = module_graph(src)
     index, low, stack, on, cycles = {}, {}, [], set(), []
 
     def visit(v):
@@ -105,7 +150,10 @@ def module_cycles(src):
     for v in sorted(graph):
         if v not in index:
             visit(v)
-    return cycles
+    return [
+        (cycle, [f"{a} → {b} ({graph[a][b]})" for a in cycle for b in sorted(graph[a]) if b in cycle])
+        for cycle in cycles
+    ]
 
 
 def main():
@@ -146,8 +194,11 @@ def main():
             breaches.append(f"{name}: listed as acyclic but is not a workspace crate")
             continue
         src = pathlib.Path(crates[name]["manifest_path"]).parent / "src"
-        for cycle in module_cycles(src):
-            breaches.append(f"{name}: modules import each other in a circle: {', '.join(cycle)}")
+        for cycle, edges in module_cycles(src):
+            breaches.append(
+                f"{name}: modules import each other in a circle: {', '.join(cycle)}; "
+                f"its imports: {'; '.join(edges)}"
+            )
     for line in breaches:
         print(f"check-structure: {line}", file=sys.stderr)
     if breaches:

@@ -14,7 +14,7 @@ impl AppState {
     /// Creates the account on `relay_url`, or on the embedded relay (started here) when it is
     /// `None`, records the relay for the CLI and starts sync; with the demo on, its agent
     /// starts sending. Errors: `invalid_relay_url`, `embedded_relay`, the core's
-    /// (`already_set_up`, `network`, …), `io` when the relay URL could not be recorded.
+    /// (`already_set_up`, `network`, …).
     pub async fn create_account(&self, relay_url: Option<String>) -> CmdResult<OnboardResult> {
         let url = match relay_url {
             Some(url) => normalize_relay_url(&url)?,
@@ -37,10 +37,11 @@ impl AppState {
         Ok(result)
     }
 
-    /// Unlocks this new device with the account's recovery key, then starts sync. The key is
-    /// zeroized when this returns and never logged. Errors: `invalid_relay_url`,
+    /// Unlocks this new device with the account's recovery key, then starts sync. This copy
+    /// of the key is zeroized when this returns (the IPC layer's own copy of the request is
+    /// not ours to wipe) and it is never logged. Errors: `invalid_relay_url`,
     /// `invalid_input` (malformed or mistyped key), `wrong_recovery_key`, `already_set_up`,
-    /// `network`, `io`.
+    /// `device_limit_reached`, `network`.
     pub async fn unlock_with_recovery_key(
         &self,
         relay_url: &str,
@@ -57,23 +58,25 @@ impl AppState {
     }
 
     /// Waits until another device approves this one's pairing request, then starts sync.
-    /// Errors: `wrong_pairing_code`, `pairing_expired`, `not_found`, `network`, `io`.
+    /// Errors: `wrong_pairing_code`, `pairing_expired`, `not_found`, `device_limit_reached`,
+    /// `network`.
     pub async fn wait_pairing(&self, pairing_id: &str) -> CmdResult<UnlockResult> {
         let result = self.core.wait_pairing(pairing_id).await.map_err(ui_error)?;
         self.unlocked()?;
         Ok(result)
     }
 
-    /// The device has keys now: remember its relay for the CLI and start syncing.
+    /// The device has keys now: start syncing, and record its relay for the CLI. The account
+    /// exists at this point, so a relay-url file that cannot be written does not fail the
+    /// command (a retry would only meet `already_set_up`): it is logged, and the CLI then
+    /// needs `HERALD_URL`.
     fn unlocked(&self) -> CmdResult<()> {
+        self.core.start_sync().map_err(ui_error)?;
         if let Some(url) = self.core.setup_state().relay_url {
-            crate::embedded::write_relay_url(&self.data_dir, &url).map_err(|e| {
-                shell_error(
-                    UiErrorCode::Io,
-                    format!("could not record the relay URL: {e}"),
-                )
-            })?;
+            if let Err(error) = crate::embedded::write_relay_url(&self.data_dir, &url) {
+                tracing::warn!(%error, "could not record the relay URL for the CLI");
+            }
         }
-        self.core.start_sync().map_err(ui_error)
+        Ok(())
     }
 }

@@ -116,6 +116,7 @@ pub async fn thread<R: Runtime>(app: AppHandle<R>, id: String) -> CmdResult<Vec<
 
 /// Whether a typed recovery key opens this account's backup on the relay.
 pub async fn check_recovery_key<R: Runtime>(app: AppHandle<R>, typed: String) -> CmdResult<bool> {
+    let typed = zeroize::Zeroizing::new(typed);
     let state = app.state::<AppState>();
     state
         .core

@@ -15,8 +15,8 @@ use crate::launch::LaunchArgs;
 use crate::pause::Pause;
 use crate::speech::Speaker;
 use crate::window::WaitingTarget;
-use herald_client::answers::gate::AnswerGate;
 use herald_client::answers::picks::PickedFiles;
+use herald_client::gate::AnswerGate;
 use herald_client::notify_plan::viewing::OnScreen;
 
 /// Everything the commands share. The core is cheap to clone; the relay has its own lock.

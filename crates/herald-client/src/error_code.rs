@@ -245,7 +245,8 @@ mod tests {
             .collect();
         assert!(
             missing.is_empty(),
-            "relay codes missing from UiErrorCode: {missing:?}"
+            "relay codes missing from UiErrorCode: {missing:?}: add each as a variant in \
+             crates/herald-client/src/error_code.rs"
         );
     }
 

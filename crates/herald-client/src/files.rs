@@ -86,24 +86,29 @@ fn blocking_failed(e: tokio::task::JoinError) -> Error {
 /// regular file (a directory, a device), not readable by this user, or over 100 MB
 /// ([`MAX_ATTACHMENT_BYTES`]). Returns its size in bytes; the error names the path.
 pub fn check_local_file(path: &Path) -> std::result::Result<u64, String> {
+    check_local_file_as(path, &path.display().to_string())
+}
+
+/// [`check_local_file`] whose messages name the file as `shown` instead of its path: the
+/// desktop shows only the file's name, since the webview never learns where a picked file
+/// lives.
+pub fn check_local_file_as(path: &Path, shown: &str) -> std::result::Result<u64, String> {
     let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => format!("no file at {}", path.display()),
-        _ => format!("cannot read {}: {e}", path.display()),
+        std::io::ErrorKind::NotFound => format!("no file at {shown}"),
+        _ => format!("cannot read {shown}: {e}"),
     })?;
     if !meta.is_file() {
         return Err(format!(
-            "{} is not a regular file: give a file, not a directory or a device",
-            path.display()
+            "{shown} is not a regular file: give a file, not a directory or a device"
         ));
     }
     if meta.len() > MAX_ATTACHMENT_BYTES {
         return Err(format!(
-            "{} has {} bytes; a file is at most 100 MB ({MAX_ATTACHMENT_BYTES} bytes)",
-            path.display(),
+            "{shown} has {} bytes; a file is at most 100 MB ({MAX_ATTACHMENT_BYTES} bytes)",
             meta.len()
         ));
     }
-    std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    std::fs::File::open(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
     Ok(meta.len())
 }
 
@@ -129,7 +134,7 @@ pub async fn upload_file_as(
     mime_type: &str,
 ) -> Result<Attachment> {
     check_name(name)?;
-    check_local_file(path).map_err(Error::InvalidInput)?;
+    check_local_file_as(path, name).map_err(Error::InvalidInput)?;
     let source = path.to_path_buf();
     // The temporary directory is this future's: dropped (interrupted) or failed, it goes.
     let (dir, encrypted, output) = tokio::task::spawn_blocking(temp_upload_file)

@@ -9,6 +9,7 @@ pub mod cache;
 pub mod demo;
 pub mod device_view;
 pub mod files;
+pub mod gate;
 pub mod notification_settings;
 pub mod notification_view;
 pub mod notify_plan;

@@ -1,6 +1,6 @@
 //! The device side of secret delivery (docs/secrets.md).
 //!
-//! **Secret fields.** [`Core::answer`](crate::Core::answer) validates the whole answer, then [`split_secrets`]
+//! **Secret fields.** `Core::answer` validates the whole answer, then [`split_secrets`]
 //! takes every secret field's value out and leaves `{"secret": true}` in its place. The
 //! redacted answer is sealed as usual (to the asking connection and the account); the secret
 //! values go in a second envelope of kind `secretAnswer` sealed to the asking connection
@@ -12,10 +12,10 @@
 //! envelope, and its id goes in `secretAttachments`, so the relay lets only the asking
 //! connection download it, for 15 minutes.
 //!
-//! **Secret offers.** [`Core::open_secret_offer`](crate::Core::open_secret_offer) makes a one-time X25519 key, has the account
+//! **Secret offers.** `Core::open_secret_offer` makes a one-time X25519 key, has the account
 //! identity key certify it for this message and device (15 minutes), keeps the private half
 //! sealed under the local key in `<data_dir>/offer-keys/<message id>`, and posts the
-//! certificate. [`Core::reveal_secret_offer`](crate::Core::reveal_secret_offer) collects the sender's sealed secret (once),
+//! certificate. `Core::reveal_secret_offer` collects the sender's sealed secret (once),
 //! opens it with the one-time key, deletes the key and returns the text in memory only.
 
 use herald_crypto::SealParams;

@@ -48,7 +48,7 @@ fn certificate_message(payload: &[u8]) -> Vec<u8> {
 ///
 /// Errors: [`Error::Verification`] when the payload or signature is not base64url, the
 /// signature is not 64 bytes or does not verify, or the payload is not a `CertificateBody`.
-/// It does not check which account the body names; [`Directory::verify`](crate::Directory)
+/// It does not check which account the body names; `Directory::verify`
 /// does.
 pub fn verify_certificate(
     cert: &Certificate,

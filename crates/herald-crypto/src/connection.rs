@@ -63,7 +63,7 @@ impl ConnectionKeys {
 
     /// A signer for envelopes this connection sends, as `Principal::Connection(connection_id)`.
     /// The CLI can learn its id with
-    /// [`Directory::connection_for_keys`](crate::Directory::connection_for_keys).
+    /// `Directory::connection_for_keys`.
     pub fn signer(&self, connection_id: &ConnectionId) -> Signer {
         Signer::new(
             Principal::Connection(connection_id.clone()),
@@ -120,7 +120,7 @@ pub struct ConnectionToken {
     /// The key seed; never leaves the CLI.
     pub seed: [u8; 32],
     /// The first 16 bytes of the account fingerprint, the CLI's pin for
-    /// [`Directory::verify`](crate::Directory::verify).
+    /// `Directory::verify`.
     pub fingerprint_prefix: [u8; 16],
 }
 

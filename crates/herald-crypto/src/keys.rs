@@ -151,7 +151,7 @@ impl fmt::Debug for RecipientSecret {
 
 /// A sender's Ed25519 signing key bound to the principal it signs as (a device or a
 /// connection). Made by [`DeviceKeys::signer`] or
-/// [`ConnectionKeys::signer`](crate::ConnectionKeys::signer); used by [`seal`](crate::seal).
+/// `ConnectionKeys::signer`; used by [`seal`](crate::seal).
 /// Zeroized on drop; `Debug` shows the principal and key id only. It signs only the crate's
 /// own domain-separated transcripts: there is deliberately no "sign these bytes".
 #[derive(Clone)]
@@ -266,7 +266,7 @@ impl DeviceKeys {
         })
     }
 
-    /// The public keys, for [`AccountKeys::certify_device`](crate::AccountKeys::certify_device)
+    /// The public keys, for `AccountKeys::certify_device`
     /// and pairing requests.
     pub fn public(&self) -> DevicePublic {
         DevicePublic {

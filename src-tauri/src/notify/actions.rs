@@ -1,6 +1,6 @@
 //! What a click or a button press on a banner does: a click opens its message, notification
 //! or the inbox in the window; a button answers its request through the
-//! [`AnswerGate`](herald_client::answers::gate::AnswerGate), so the request is answered once even if the
+//! [`AnswerGate`](herald_client::gate::AnswerGate), so the request is answered once even if the
 //! window (or a repeated press) answers too — the loser is shown the request with an "already
 //! answered" note instead of an error.
 
@@ -12,7 +12,7 @@ use tauri_plugin_notification::ActionPerformed;
 use super::{EXTRA_KIND, EXTRA_MESSAGE_ID, EXTRA_NOTIFICATION_ID, KIND_SUMMARY};
 use crate::targets::{OpenNotice, OpenTarget};
 use crate::window::open_soon;
-use herald_client::answers::gate::AnswerGate;
+use herald_client::gate::AnswerGate;
 use herald_client::view::UiErrorCode;
 
 pub(super) fn on_action<R: Runtime>(

@@ -47,7 +47,7 @@ use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 use crate::pause::Pause;
 use crate::speech::{Speaker, SpeechOutcome};
 use banners::{server_shows, Banners, Shows};
-use herald_client::answers::gate::AnswerGate;
+use herald_client::gate::AnswerGate;
 use herald_client::notify_plan::policy::{verdict, Skip, Verdict};
 use herald_client::notify_plan::quiet::{self, Digest};
 use herald_client::notify_plan::viewing::OnScreen;
@@ -260,7 +260,7 @@ impl Worker {
                 // Answered (or closed) while the batch gathered: nothing to announce.
                 if view
                     .as_ref()
-                    .is_some_and(|v| herald_client::answers::gate::closed(v).is_some())
+                    .is_some_and(|v| herald_client::gate::closed(v).is_some())
                 {
                     return;
                 }

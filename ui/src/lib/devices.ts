@@ -1,6 +1,8 @@
 // Wording and input rules of the device screens (new device, approval, devices list, safety
 // code, reset). Pure, so it is tested without a window; time is passed in.
 
+import type { UiErrorCode } from "./bindings/UiErrorCode";
+
 /** Crockford base32 as the recovery key uses it (I and L read as 1, O as 0). */
 const RECOVERY_SYMBOL = /^[0-9A-HJKMNP-TV-Z]$/;
 /** A recovery key is 28 symbols: 26 carry the 128 bits, 2 are check symbols. */
@@ -62,17 +64,17 @@ export function countdown(ms: number): string {
 export type PairingFailure = "wrongCode" | "expired" | "deviceLimit" | "other";
 
 // The backend's stable codes for a pairing that cannot succeed any more.
-const WRONG_CODE = new Set(["wrong_pairing_code", "pairing_failed"]);
-const EXPIRED = new Set(["pairing_expired"]);
+const WRONG_CODE = new Set<UiErrorCode>(["wrong_pairing_code", "pairing_failed"]);
+const EXPIRED = new Set<UiErrorCode>(["pairing_expired"]);
 // The account holds the most devices it may (100, `device_limit_reached`).
-const DEVICE_LIMIT = "device_limit_reached";
+const DEVICE_LIMIT: UiErrorCode = "device_limit_reached";
 
 /** What to do when the account is full, shown on the new device and on the approving one. */
 export const DEVICE_LIMIT_TEXT =
   "This account already has 100 devices, the most it may hold. On an unlocked device, open " +
   "Settings → Devices and revoke one you no longer use, then try again.";
 
-export function pairingFailure(code: string): PairingFailure {
+export function pairingFailure(code: UiErrorCode): PairingFailure {
   if (WRONG_CODE.has(code)) return "wrongCode";
   if (EXPIRED.has(code)) return "expired";
   if (code === DEVICE_LIMIT) return "deviceLimit";
@@ -84,7 +86,7 @@ export function pairingFailure(code: string): PairingFailure {
  * backend uses; for anything else its message, with the typed key cut out should it ever
  * appear there (the key must never reach the screen, a log or a bug report).
  */
-export function unlockErrorText(code: string, message: string, typed: string): string {
+export function unlockErrorText(code: UiErrorCode, message: string, typed: string): string {
   switch (code) {
     case "invalid_input":
       return "That is not a valid recovery key — check it for typos.";

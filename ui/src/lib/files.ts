@@ -1,6 +1,8 @@
 // Attachments: sizes and types for people, and which bytes may be shown as an image. Pure, so
 // it is tested without a window.
 
+import type { UiErrorCode } from "./bindings/UiErrorCode";
+
 const UNITS = ["kB", "MB", "GB"];
 
 /**
@@ -61,19 +63,19 @@ export function sniffImage(bytes: Uint8Array): ImageType | null {
 }
 
 // The relay's stable code for a file it no longer has (expired, or deleted by a reset).
-const GONE = new Set(["file_expired"]);
+const GONE = new Set<UiErrorCode>(["file_expired"]);
 
 /** Whether a failed download means the file is gone, as opposed to a passing failure. */
-export function isFileGone(code: string): boolean {
+export function isFileGone(code: UiErrorCode): boolean {
   return GONE.has(code);
 }
 
 // The relay's codes for a secret that is not there any more (handed over once, or timed out),
 // or whose offer another device of the account opened first.
-const SECRET_GONE = new Set(["secret_collected", "secret_expired", "offer_key_exists"]);
+const SECRET_GONE = new Set<UiErrorCode>(["secret_collected", "secret_expired", "offer_key_exists"]);
 
 /** Whether a failed reveal means the secret cannot be had any more. */
-export function isSecretGone(code: string): boolean {
+export function isSecretGone(code: UiErrorCode): boolean {
   return SECRET_GONE.has(code);
 }
 

@@ -2,6 +2,7 @@
 // first, so the first paint does not wait for the whole cache), then kept current by the
 // core's events (no reload). Svelte 5 runes make it reactive wherever it is read.
 
+import type { UiErrorCode } from "./bindings/UiErrorCode";
 import type { OpenNotice } from "./open-target";
 import type { CoreEvent } from "./bindings/CoreEvent";
 import type { InboxPage } from "./bindings/InboxPage";
@@ -194,7 +195,7 @@ export class InboxState {
         this.messages = this.#merged(page.messages, this.messages);
         this.#pageRead(page);
       } catch (err) {
-        if ((err as { code?: string } | null)?.code !== "not_found") throw err;
+        if ((err as { code?: UiErrorCode } | null)?.code !== "not_found") throw err;
       } finally {
         this.#loading = null;
       }

@@ -1,6 +1,6 @@
 //! Answers given while the relay is out of reach are kept and posted later, exactly once.
 //!
-//! [`crate::Core::answer`] posts at once. When that fails for a transient reason (`network`
+//! `Core::answer` posts at once. When that fails for a transient reason (`network`
 //! or a 5xx) and the answer can wait — no files and no secret fields, whose plaintext never
 //! touches the disk — it is sealed under the local key into the cache's `answer_outbox`
 //! (keyed by the request's id) and the caller gets `answer_queued`. Every catch-up (on each
@@ -82,7 +82,7 @@ fn open(key: &LocalKey, id: &str, sealed: &[u8]) -> Result<AnswerContent> {
 /// Errors: the first transient failure (`network`, a 5xx), with the rest kept for later.
 ///
 /// A row leaves the queue before the stored record is announced: whoever reacts to the
-/// announcement ([`crate::Core::message`]) must not see the answer still queued, and nothing
+/// announcement (`Core::message`) must not see the answer still queued, and nothing
 /// is announced after the row goes.
 pub(crate) async fn flush(store: &Store, session: &Session) -> Result<usize> {
     let queued = store.cache_call(|c| c.queued_answers()).await?;

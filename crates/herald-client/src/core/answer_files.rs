@@ -124,9 +124,14 @@ pub(crate) fn precheck(
     }
 }
 
-/// Why `path` cannot be uploaded ([`files::check_local_file`]).
+/// Why `path` cannot be uploaded ([`files::check_local_file_as`]), naming the file by its
+/// name only: the message reaches the webview, which never learns a picked file's path.
 fn check_path(path: &Path) -> std::result::Result<(), String> {
-    files::check_local_file(path).map(|_| ())
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "the file".to_owned());
+    files::check_local_file_as(path, &name).map(|_| ())
 }
 
 /// Encrypts and uploads each file of `files` (already [`precheck`]ed) with `http` (the

@@ -27,7 +27,7 @@ use crate::Result;
 /// Posts the answers queued while the relay was out of reach (outbox.rs), then fetches and
 /// stores everything after the cursors: messages, then notifications from agents
 /// (docs/agents.md; their own cursor). Returns the number of records stored.
-/// Records when it finished (relay clock; [`crate::Core::last_synced_at`]).
+/// Records when it finished (relay clock; `Core::last_synced_at`).
 pub(crate) async fn catch_up(store: &Store, session: &Arc<Session>) -> Result<usize> {
     crate::answers::outbox::flush(store, session).await?;
     let messages = catch_up_messages(store, session).await?;

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 /// How the sync task waits between reconnect attempts (docs/faults.md, "Relay faults"): the
 /// ceiling starts at `base`, doubles after each failed attempt up to `cap`, and starts over once
-/// a catch-up succeeded. Set with [`crate::Core::set_reconnect_backoff`].
+/// a catch-up succeeded. Set with `Core::set_reconnect_backoff`.
 ///
 /// The default (250 ms, 30 s, full jitter) is what every core uses unless told otherwise.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -300,7 +300,7 @@ pub struct MessageView {
     /// Files the message carries, in the sender's order (≤ 10).
     pub attachments: Vec<AttachmentView>,
     /// This device's answer waits in its outbox for the relay (`answer_queued` from
-    /// [`Core::answer`](crate::Core::answer)): shown as pending, not as an error. Once the
+    /// `Core::answer`): shown as pending, not as an error. Once the
     /// relay takes it, the view carries the answer and this is false again.
     pub answer_queued: bool,
 }

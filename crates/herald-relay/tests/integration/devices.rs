@@ -578,10 +578,32 @@ async fn reset_replaces_the_account_and_signs_every_device_out() {
         "Agent",
     )
     .await;
+    // Files of the account: one carried by a message, one uploaded and never attached.
+    let agent = relay.api().bearer(&conn.bearer);
+    let mut uploaded = Vec::new();
+    for bytes in [b"carried".to_vec(), b"never attached".to_vec()] {
+        let reservation: herald_protocol::files::FileReservation = agent
+            .post(
+                "/files",
+                &json!({"name": "encrypted", "type": "application/octet-stream", "size": bytes.len()}),
+            )
+            .await
+            .ok(201, "a reservation");
+        agent
+            .put_bytes(&format!("/files/{}", reservation.id), bytes)
+            .await
+            .expect_status(200, "the upload completes");
+        uploaded.push(reservation.id);
+    }
     let mut req = herald_testkit::fixtures::message_request(&a.account_id, conn.principal(), false);
+    req.attachments = vec![uploaded[0].clone()];
     let aek = a.keys.current_recipient().key_id;
     herald_testkit::fixtures::readdress(&mut req.envelope, &aek);
     send(url, &conn.bearer, &req).await;
+    let blobs = relay.dir.path().join("files");
+    for id in &uploaded {
+        assert!(blobs.join(id.as_str()).exists(), "{id}'s bytes are on disk");
+    }
 
     let fresh = AccountKeys::generate();
     let device_keys = herald_crypto::DeviceKeys::generate();
@@ -641,6 +663,14 @@ async fn reset_replaces_the_account_and_signs_every_device_out() {
         .error(ErrorCode::NotFound, "the old backup is gone");
     let k = keys(url, &created.device_token).await;
     assert_eq!(k.devices.len(), 1, "one device in the new account");
+    // Every file body of the old account is deleted, attached or not (spec: a reset deletes
+    // all files).
+    for id in &uploaded {
+        assert!(
+            !blobs.join(id.as_str()).exists(),
+            "{id}'s bytes are removed from disk by the reset"
+        );
+    }
     relay.shutdown().await;
 }
 

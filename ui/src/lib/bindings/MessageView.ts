@@ -45,7 +45,7 @@ requiresReview: boolean, answer: AnswerView | null,
 attachments: Array<AttachmentView>, 
 /**
  * This device's answer waits in its outbox for the relay (`answer_queued` from
- * [`Core::answer`](crate::Core::answer)): shown as pending, not as an error. Once the
+ * `Core::answer`): shown as pending, not as an error. Once the
  * relay takes it, the view carries the answer and this is false again.
  */
 answerQueued: boolean, };

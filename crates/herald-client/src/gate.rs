@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use crate::view::{AnswerInput, MessageStatus, MessageView, UiError, UiErrorCode};
 use crate::Core;
 
-use super::picks::PickedFiles;
+use crate::answers::picks::PickedFiles;
 
 /// Serializes answers per message id. Cheap to clone; one per app.
 #[derive(Clone, Default)]
@@ -99,7 +99,7 @@ pub fn closed(view: &MessageView) -> Option<UiError> {
             "The sender withdrew this request.",
         )),
         MessageStatus::Delivered => Some(UiError::new(
-            UiErrorCode::InvalidInput,
+            UiErrorCode::NotARequest,
             "This message does not ask for an answer.",
         )),
     }
