@@ -46,7 +46,7 @@ pub struct AgentKeyCreated {
     pub name: String,
     /// `hrk_` + base64url(32 random bytes).
     pub key: String,
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Timestamp))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Timestamp))]
     pub created_at: String,
 }
 
@@ -68,10 +68,10 @@ impl fmt::Debug for AgentKeyCreated {
 pub struct AgentKeyInfo {
     pub id: AgentKeyId,
     pub name: String,
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Timestamp))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Timestamp))]
     pub created_at: String,
     /// Set once revoked; a revoked key gets 401 from then on.
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi::Timestamp>))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi_scalars::Timestamp>))]
     pub revoked_at: Option<String>,
 }
 
@@ -95,9 +95,9 @@ pub struct ConnectorInfo {
     pub client_id: String,
     /// Whether the connector has collected its access token (it is handed out once).
     pub token_issued: bool,
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Timestamp))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Timestamp))]
     pub created_at: String,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi::Timestamp>))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi_scalars::Timestamp>))]
     pub revoked_at: Option<String>,
 }
 

@@ -36,7 +36,7 @@ pub const MAX_DEVICES: usize = 100;
 pub struct RecoveryBundle {
     pub recovery_key_id: String,
     /// base64url of herald-crypto `seal_bundle_to_recovery` output.
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Base64Url))]
     pub sealed_bundle: String,
 }
 
@@ -74,13 +74,13 @@ pub struct CreatePairingRequest {
     /// Platform label (≤ 100 characters).
     pub platform: String,
     /// base64url Ed25519 public key of the new device (32 bytes).
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Base64Url))]
     pub signing_key: String,
     /// base64url X25519 public key of the new device (32 bytes).
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Base64Url))]
     pub encryption_key: String,
     /// base64url SPAKE2 message of the new device (side A).
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Base64Url))]
     pub spake_message: String,
 }
 
@@ -92,7 +92,7 @@ pub struct CreatePairingResponse {
     pub pairing_id: PairingId,
     /// `hdp_…`: the new device's credential for polling and confirming this request.
     pub poll_token: String,
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Timestamp))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Timestamp))]
     pub expires_at: String,
 }
 
@@ -104,15 +104,15 @@ pub struct PairingRequestInfo {
     pub id: PairingId,
     pub name: String,
     pub platform: String,
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Base64Url))]
     pub signing_key: String,
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Base64Url))]
     pub encryption_key: String,
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Base64Url))]
     pub spake_message: String,
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Timestamp))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Timestamp))]
     pub created_at: String,
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Timestamp))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Timestamp))]
     pub expires_at: String,
 }
 
@@ -130,10 +130,10 @@ pub struct PairingList {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PairingResponseRequest {
     /// base64url SPAKE2 message of the approver (side B).
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Base64Url))]
     pub spake_message: String,
     /// base64url HMAC-SHA256 key confirmation of the approver.
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Base64Url))]
     pub confirmation: String,
 }
 
@@ -143,7 +143,7 @@ pub struct PairingResponseRequest {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PairingConfirmationRequest {
     /// base64url HMAC-SHA256 key confirmation of the new device.
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Base64Url))]
     pub confirmation: String,
 }
 
@@ -155,7 +155,7 @@ pub struct PairingCompleteRequest {
     /// `CertificateBody::Device` for the new device's keys, signed by the AIK.
     pub certificate: Certificate,
     /// base64url of the account key bundle sealed to the new device (HPKE PSK mode).
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Base64Url))]
     pub sealed_bundle: String,
 }
 
@@ -214,9 +214,9 @@ impl PairingStatus {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PairingApproval {
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Base64Url))]
     pub spake_message: String,
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Base64Url))]
     pub confirmation: String,
     /// The approving account's self-signed statement (its AIK is bound into the
     /// confirmation transcript).
@@ -229,7 +229,7 @@ pub struct PairingApproval {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PairingCompletion {
     pub certificate: Certificate,
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Base64Url))]
     pub sealed_bundle: String,
     pub account_id: AccountId,
     pub device_id: DeviceId,
@@ -245,14 +245,14 @@ pub struct PairingCompletion {
 pub struct PairingState {
     pub id: PairingId,
     pub status: PairingStatus,
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Timestamp))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Timestamp))]
     pub expires_at: String,
     /// Set once an approver responded (for the new device).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approval: Option<PairingApproval>,
     /// The new device's confirmation, once posted (for the approver).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi::Base64Url>))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi_scalars::Base64Url>))]
     pub confirmation: Option<String>,
     /// Set once completed (for the new device).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -267,12 +267,12 @@ pub struct DeviceRecord {
     pub id: DeviceId,
     pub name: String,
     pub platform: String,
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Timestamp))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Timestamp))]
     pub created_at: String,
     /// Updated at most every 5 minutes.
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Timestamp))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Timestamp))]
     pub last_seen_at: String,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi::Timestamp>))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi_scalars::Timestamp>))]
     pub revoked_at: Option<String>,
 }
 
@@ -291,7 +291,7 @@ pub struct DeviceList {
 pub struct DeviceBundle {
     pub device_id: DeviceId,
     /// base64url of herald-crypto `seal_bundle_to_device` output.
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Base64Url))]
     pub sealed_bundle: String,
 }
 
@@ -317,9 +317,9 @@ pub struct RevokeDeviceRequest {
 pub struct DeviceBundleResponse {
     /// The AEK epoch the bundle was made for.
     pub epoch: u32,
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Base64Url))]
     pub sealed_bundle: String,
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Timestamp))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Timestamp))]
     pub created_at: String,
 }
 

@@ -27,15 +27,15 @@ pub struct Envelope {
     /// [`SUITE_V1`].
     pub suite: String,
     /// base64url of the UTF-8 JSON of an [`EnvelopeHeader`].
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Base64Url))]
     pub header: String,
     /// The content key sealed to each recipient key, in header order.
     pub recipients: Vec<SealedKey>,
     /// base64url AEAD ciphertext of the content JSON.
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Base64Url))]
     pub ciphertext: String,
     /// base64url Ed25519 signature by the sender's signing key.
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Base64Url))]
     pub signature: String,
 }
 
@@ -47,10 +47,10 @@ pub struct SealedKey {
     /// Key id of the recipient's X25519 key.
     pub key_id: String,
     /// base64url HPKE encapsulated key.
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Base64Url))]
     pub enc: String,
     /// base64url HPKE ciphertext of the 32-byte content key.
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Base64Url))]
     pub ct: String,
 }
 
@@ -103,9 +103,9 @@ pub struct EnvelopeHeader {
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Certificate {
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Base64Url))]
     pub payload: String,
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Base64Url))]
     pub signature: String,
 }
 

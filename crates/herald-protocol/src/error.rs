@@ -21,7 +21,7 @@ pub struct ErrorBody {
     pub fields: Vec<String>,
     /// For the budget codes only: when the budget refills (RFC 3339 UTC, midnight).
     #[serde(rename = "resetsAt", default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi::Timestamp>))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi_scalars::Timestamp>))]
     pub resets_at: Option<String>,
 }
 

@@ -54,7 +54,7 @@ pub struct FileReservation {
     pub size: u64,
     /// RFC 3339 (relay clock): the upload must be complete before this time; after a
     /// completed upload, the time by which a message must carry the file.
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Timestamp))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Timestamp))]
     pub expires_at: String,
 }
 

@@ -14,10 +14,11 @@ pub mod error;
 pub mod files;
 pub mod ids;
 pub mod json;
-mod json_shape;
 pub mod notify;
 #[cfg(feature = "openapi")]
 pub mod openapi;
+#[cfg(feature = "openapi")]
+mod openapi_scalars;
 pub mod secrets;
 pub mod text;
 pub mod wire;

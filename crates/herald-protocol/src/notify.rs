@@ -312,21 +312,21 @@ pub struct Receipt {
     pub notification_id: String,
     /// Always true: the relay has it.
     pub received: bool,
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Timestamp))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Timestamp))]
     pub received_at: String,
     /// No device has reported it displayed, spoken, suppressed or replied to yet.
     pub queued: bool,
     pub displayed: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi::Timestamp>))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi_scalars::Timestamp>))]
     pub displayed_at: Option<String>,
     pub spoken: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi::Timestamp>))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi_scalars::Timestamp>))]
     pub spoken_at: Option<String>,
     pub replied: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi::Timestamp>))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi_scalars::Timestamp>))]
     pub replied_at: Option<String>,
     pub expect_reply: bool,
     /// Held back by quiet hours (or the device): no banner, no speech.
@@ -357,7 +357,7 @@ pub struct ReplyResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_seconds: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi::Timestamp>))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi_scalars::Timestamp>))]
     pub replied_at: Option<String>,
     pub suppressed: bool,
 }
@@ -378,7 +378,7 @@ pub struct StatusResponse {
     /// A device of the account holds a live `/ws` connection now.
     pub online: bool,
     /// Last device activity (now while online); null when no device was ever seen.
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi::Timestamp>))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi_scalars::Timestamp>))]
     pub last_seen_at: Option<String>,
     pub quiet_hours: QuietHoursActive,
 }
@@ -397,10 +397,10 @@ pub struct SealedNotification {
     /// Key id of the account encryption key (epoch) it is sealed to.
     pub key_id: String,
     /// HPKE encapsulated key (32 bytes).
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Base64Url))]
     pub enc: String,
     /// HPKE ciphertext of the [`NotificationContent`] JSON.
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Base64Url))]
     pub ciphertext: String,
 }
 

@@ -9,9 +9,7 @@
 
 use std::borrow::Cow;
 
-use utoipa::openapi::schema::{
-    AdditionalProperties, ObjectBuilder, Schema, SchemaFormat, SchemaType, Type,
-};
+use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Schema, SchemaType, Type};
 use utoipa::openapi::RefOr;
 use utoipa::{PartialSchema, ToSchema};
 
@@ -25,12 +23,8 @@ use crate::notify::{
 };
 use crate::ErrorCode;
 
-/// A string schema with an optional description.
-fn string(description: &str) -> ObjectBuilder {
-    ObjectBuilder::new()
-        .schema_type(Type::String)
-        .description(Some(description))
-}
+use crate::openapi_scalars::string;
+pub use crate::openapi_scalars::{Base64Url, Timestamp};
 
 macro_rules! id_schema {
     ($($name:ident: $what:literal,)*) => {$(
@@ -90,24 +84,6 @@ impl PartialSchema for ErrorCode {
 }
 
 impl ToSchema for ErrorCode {}
-
-/// Schema of a base64url string (RFC 4648 §5, no padding): keys, signatures, sealed bundles
-/// and ciphertext the relay stores without opening. Named `Base64Url` in the document; use
-/// it with `#[schema(value_type = Base64Url)]`.
-pub struct Base64Url;
-
-impl PartialSchema for Base64Url {
-    fn schema() -> RefOr<Schema> {
-        string(
-            "Binary data as base64url without padding (RFC 4648 §5). Opaque to the relay: \
-             keys, signatures, sealed bundles or ciphertext.",
-        )
-        .pattern(Some("^[A-Za-z0-9_-]*$"))
-        .into()
-    }
-}
-
-impl ToSchema for Base64Url {}
 
 impl PartialSchema for NotifyRequest {
     fn schema() -> RefOr<Schema> {
@@ -214,22 +190,6 @@ impl PartialSchema for QuietHoursView {
 }
 
 impl ToSchema for QuietHoursView {}
-
-/// Schema of a time the relay writes: RFC 3339 UTC with milliseconds, e.g.
-/// `2026-10-02T13:00:04.000Z`. Use with `#[schema(value_type = Timestamp)]`.
-pub struct Timestamp;
-
-impl PartialSchema for Timestamp {
-    fn schema() -> RefOr<Schema> {
-        string("RFC 3339 UTC time with milliseconds, from the relay's clock unless stated.")
-            .format(Some(SchemaFormat::KnownFormat(
-                utoipa::openapi::KnownFormat::DateTime,
-            )))
-            .into()
-    }
-}
-
-impl ToSchema for Timestamp {}
 
 #[cfg(test)]
 mod tests {

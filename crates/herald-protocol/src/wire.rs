@@ -91,9 +91,9 @@ pub struct CreateConnectionResponse {
 pub struct ConnectionInfo {
     pub id: ConnectionId,
     pub name: String,
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Timestamp))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Timestamp))]
     pub created_at: String,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi::Timestamp>))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi_scalars::Timestamp>))]
     pub revoked_at: Option<String>,
 }
 
@@ -137,7 +137,7 @@ pub struct RevokedCertificate {
     pub certificate: Certificate,
     /// When the relay revoked it, RFC 3339 UTC with milliseconds (the relay's clock, the same
     /// clock that stamps `createdAt` and `answeredAt`).
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Timestamp))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Timestamp))]
     pub revoked_at: String,
 }
 
@@ -152,14 +152,14 @@ pub struct RecoveryBackup {
     /// Key id of the recovery public key the bundle is sealed to.
     pub recovery_key_id: String,
     /// base64url X25519 recovery public key (so devices can re-seal to it).
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Base64Url))]
     pub recovery_public_key: String,
     /// base64url of the sealed bundle (herald-crypto `seal_bundle_to_recovery`), ≤ 16 KiB.
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Base64Url))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Base64Url))]
     pub sealed_bundle: String,
     /// Set by the relay on read: when the backup was last written (RFC 3339).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi::Timestamp>))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi_scalars::Timestamp>))]
     pub updated_at: Option<String>,
 }
 
@@ -180,7 +180,7 @@ pub struct SendMessageRequest {
     #[serde(default)]
     pub expects_answer: bool,
     /// Absolute deadline (RFC 3339), at most 24 h after the relay receives it.
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi::Timestamp>))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi_scalars::Timestamp>))]
     pub expires_at: Option<String>,
     /// Relative deadline in seconds (1 ..= 86,400); exclusive with `expiresAt`.
     pub expires_in: Option<u64>,
@@ -191,7 +191,7 @@ pub struct SendMessageRequest {
     /// retry (same Idempotency-Key, same digest → the original record) without seeing the
     /// content; without one it compares the body bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi::Base64Url>))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi_scalars::Base64Url>))]
     pub content_digest: Option<String>,
     pub envelope: Envelope,
     /// The files this message carries (≤ 10, no duplicates), ids only: their names, types and
@@ -262,7 +262,7 @@ pub struct SenderInfo {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AnswerRecord {
     pub envelope: Envelope,
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Timestamp))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Timestamp))]
     pub answered_at: String,
     pub device_id: DeviceId,
 }
@@ -279,9 +279,9 @@ pub struct MessageRecord {
     pub status: MessageStatus,
     pub expects_answer: bool,
     pub sender: SenderInfo,
-    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi::Timestamp))]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Timestamp))]
     pub created_at: String,
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi::Timestamp>))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi_scalars::Timestamp>))]
     pub expires_at: Option<String>,
     pub reply_to: Option<MessageId>,
     /// The conversation this message belongs to: the id of its first message (a message that

@@ -202,7 +202,7 @@ fn render(path: &[Step]) -> String {
     let mut out = String::new();
     for step in path {
         match step {
-            Step::Key(k) => out = crate::json::join(&out, k),
+            Step::Key(k) => out = super::join(&out, k),
             Step::Index(i) => out.push_str(&format!("[{i}]")),
         }
     }
@@ -258,9 +258,9 @@ fn candidates(v: &Value, prefix: &mut Vec<Step>, out: &mut Vec<Vec<Step>>) {
 /// re-runs the deserialization. Returns the error with the longer path, or it unchanged.
 pub(crate) fn locate(
     root: &Value,
-    error: crate::json::JsonError,
-    parse: impl Fn(Value) -> Result<(), crate::json::JsonError>,
-) -> crate::json::JsonError {
+    error: super::JsonError,
+    parse: impl Fn(Value) -> Result<(), super::JsonError>,
+) -> super::JsonError {
     let Some(rest) = error.message.strip_prefix("expected ") else {
         return error;
     };
@@ -288,7 +288,7 @@ pub(crate) fn locate(
             Err(e) => !(e.message.starts_with("expected ") && e.message.contains(", found ")),
         };
         if gone {
-            return crate::json::JsonError {
+            return super::JsonError {
                 path: render(&full),
                 ..error
             };

@@ -12,6 +12,8 @@
 //! - Unknown keys: [`from_value_known`] reports every key the target type ignores, with the
 //!   same path form, so callers that refuse them (content, MCP arguments) name them alike.
 
+mod shape;
+
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::fmt;
@@ -19,7 +21,7 @@ use std::fmt;
 use serde::de::{self, DeserializeOwned, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-use crate::json_shape::Objects;
+use shape::Objects;
 
 /// Why a JSON text was refused: the path of the offending input (empty: the whole text) and
 /// what is wrong with it.
@@ -131,9 +133,9 @@ fn plain_from_value<T: DeserializeOwned>(value: Value) -> Result<T, JsonError> {
 }
 
 /// A type error reported at a buffered struct's path, moved to the key it belongs to
-/// ([`crate::json_shape::locate`]).
+/// ([`shape::locate`]).
 fn locate<T: DeserializeOwned>(original: &Value, error: JsonError) -> JsonError {
-    crate::json_shape::locate(original, error, |v| plain_from_value::<T>(v).map(|_| ()))
+    shape::locate(original, error, |v| plain_from_value::<T>(v).map(|_| ()))
 }
 
 /// Reads the (already [`check`]ed) text as a value and converts it into `T` first, so shape
