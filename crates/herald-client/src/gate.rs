@@ -47,9 +47,10 @@ impl AnswerGate {
     }
 
     /// [`answer`](Self::answer) from the window, whose `input.files` holds pick ids from
-    /// [`PickedFiles::add`]: each is swapped for its path first (a value that is not a pick id
-    /// is refused with `unknown_pick` before anything is posted) and the picks are forgotten
-    /// once the answer is taken. Errors: `unknown_pick`, and those of `answer`.
+    /// [`PickedFiles::add`]: the answer takes them ([`PickedFiles::take_in`]; a value that is
+    /// not a pick id, or a pick another answer holds, is refused with `unknown_pick` before
+    /// anything is posted). A successful answer uses them up; a failed one gives them back.
+    /// Errors: `unknown_pick`, and those of `answer`.
     pub async fn answer_picked(
         &self,
         core: &Core,
@@ -57,10 +58,12 @@ impl AnswerGate {
         id: &str,
         mut input: AnswerInput,
     ) -> Result<MessageView, UiError> {
-        let pick_ids = picks.swap_in(&mut input).map_err(|e| UiError::from(&e))?;
-        let view = self.answer(core, id, input).await?;
-        picks.forget(&pick_ids);
-        Ok(view)
+        let taken = picks.take_in(&mut input).map_err(|e| UiError::from(&e))?;
+        let result = self.answer(core, id, input).await;
+        if result.is_err() {
+            picks.restore(taken);
+        }
+        result
     }
 
     fn lock_for(&self, id: &str) -> Arc<tokio::sync::Mutex<()>> {

@@ -62,6 +62,11 @@ impl From<&PickError> for UiError {
     }
 }
 
+/// Picks one answer took out of [`PickedFiles`] (pick id → path).
+#[derive(Debug)]
+#[must_use = "restore the picks if the answer fails"]
+pub struct TakenPicks(HashMap<String, PathBuf>);
+
 /// Pick id → path, for this process's lifetime.
 #[derive(Default)]
 pub struct PickedFiles {
@@ -106,26 +111,38 @@ impl PickedFiles {
             .ok_or(PickError::UnknownPick)
     }
 
-    /// Swaps each pick id in `input.files` for the path picked under it, so the core reads
-    /// that file; returns the ids swapped (to [`forget`](Self::forget) once the answer is
-    /// posted). A value that is not a pick id this process handed out (a path typed by the
-    /// webview, say) is refused: `UnknownPick`, and `input` may be part swapped then.
-    pub fn swap_in(&self, input: &mut AnswerInput) -> Result<Vec<String>, PickError> {
-        let mut swapped = Vec::with_capacity(input.files.len());
-        for value in input.files.values_mut() {
-            let pick_id = value.to_string_lossy().into_owned();
-            *value = self.path(&pick_id)?;
-            swapped.push(pick_id);
+    /// Takes the picks `input.files` names out of the map, swapping each id for its path, so
+    /// while this answer is under way no other answer can use them: a pick is consumed by
+    /// one answer. Returns what was taken, to [`restore`](Self::restore) if the answer fails
+    /// (the person may press again). One pick may fill several file fields of the same answer.
+    /// A value that is not a pick id this process handed out (a path typed by the webview,
+    /// say) is refused with `UnknownPick`, and then nothing is taken and `input` is unchanged.
+    pub fn take_in(&self, input: &mut AnswerInput) -> Result<TakenPicks, PickError> {
+        let mut paths = self.paths.lock().unwrap_or_else(|p| p.into_inner());
+        let ids: Vec<String> = input
+            .files
+            .values()
+            .map(|v| v.to_string_lossy().into_owned())
+            .collect();
+        if !ids.iter().all(|id| paths.contains_key(id)) {
+            return Err(PickError::UnknownPick);
         }
-        Ok(swapped)
+        let mut taken = HashMap::new();
+        for (value, id) in input.files.values_mut().zip(ids) {
+            let path = match paths.remove(&id) {
+                Some(path) => path,
+                None => taken.get(&id).cloned().ok_or(PickError::UnknownPick)?,
+            };
+            *value = path.clone();
+            taken.insert(id, path);
+        }
+        Ok(TakenPicks(taken))
     }
 
-    /// Forgets picks once their answer is sent.
-    pub fn forget<'a>(&self, pick_ids: impl IntoIterator<Item = &'a String>) {
+    /// Gives back picks an answer took and could not use (it failed).
+    pub fn restore(&self, taken: TakenPicks) {
         let mut paths = self.paths.lock().unwrap_or_else(|p| p.into_inner());
-        for id in pick_ids {
-            paths.remove(id);
-        }
+        paths.extend(taken.0);
     }
 }
 
@@ -134,7 +151,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_picked_file_is_known_by_id_until_forgotten() {
+    fn a_picked_file_is_known_by_id_until_an_answer_uses_it() {
         let dir = tempfile::tempdir().expect("temp dir");
         let path = dir.path().join("kubeconfig");
         std::fs::write(&path, b"apiVersion: v1\n").expect("write");
@@ -153,13 +170,65 @@ mod tests {
         let second = picks.add(&path).expect("picked again");
         assert_ne!(second.pick_id, picked.pick_id, "each pick gets its own id");
 
-        picks.forget([&picked.pick_id]);
+        let mut used = AnswerInput::default();
+        used.files
+            .insert("f".into(), PathBuf::from(&picked.pick_id));
+        drop(
+            picks
+                .take_in(&mut used)
+                .expect("taken by an answer that succeeds"),
+        );
         assert_eq!(
             picks.path(&picked.pick_id),
             Err(PickError::UnknownPick),
-            "forgotten after use"
+            "used up by its answer"
         );
         assert!(picks.path(&second.pick_id).is_ok(), "other picks stay");
+    }
+
+    #[test]
+    fn an_answer_takes_its_picks_until_it_fails() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("report.csv");
+        std::fs::write(&path, b"a,b\n").expect("write");
+        let picks = PickedFiles::default();
+        let picked = picks.add(&path).expect("picked");
+        let input = |ids: &[(&str, &str)]| AnswerInput {
+            files: ids
+                .iter()
+                .map(|(field, id)| ((*field).to_owned(), PathBuf::from(id)))
+                .collect(),
+            ..Default::default()
+        };
+
+        let mut first = input(&[("report", &picked.pick_id), ("copy", &picked.pick_id)]);
+        let taken = picks.take_in(&mut first).expect("a known pick");
+        assert_eq!(first.files["report"], path, "swapped for its path");
+        assert_eq!(first.files["copy"], path, "one pick may fill two fields");
+        let mut second = input(&[("report", &picked.pick_id)]);
+        assert_eq!(
+            picks.take_in(&mut second).err(),
+            Some(PickError::UnknownPick),
+            "another answer meanwhile cannot use it"
+        );
+        assert_eq!(
+            second.files["report"],
+            PathBuf::from(&picked.pick_id),
+            "a refused input is left as it was"
+        );
+
+        picks.restore(taken);
+        let mut again = input(&[("report", &picked.pick_id)]);
+        let taken = picks
+            .take_in(&mut again)
+            .expect("given back after a failure");
+        drop(taken);
+        let mut unknown = input(&[("report", "/etc/passwd")]);
+        assert_eq!(
+            picks.take_in(&mut unknown).err(),
+            Some(PickError::UnknownPick),
+            "a path is not a pick"
+        );
     }
 
     #[test]
