@@ -7,8 +7,9 @@ use herald_client::device_view::UnlockResult;
 use herald_client::view::{OnboardResult, UiErrorCode};
 use zeroize::Zeroizing;
 
-use crate::commands::{normalize_relay_url, shell_error, ui_error, CmdResult};
-use crate::shell::AppState;
+use crate::commands::normalize_relay_url;
+use crate::ipc::{shell_error, ui_error, CmdResult};
+use crate::state::AppState;
 
 impl AppState {
     /// Creates the account on `relay_url`, or on the embedded relay (started here) when it is

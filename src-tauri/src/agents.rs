@@ -10,9 +10,9 @@ use herald_client::notification_view::{
 };
 use tauri::{AppHandle, Manager, Runtime};
 
-use crate::commands::ui_error;
-use crate::shell::AppState;
+use crate::ipc::ui_error;
 use crate::speech::{Speaker, SpeechStatus};
+use crate::state::AppState;
 use herald_client::notify_plan::viewing::{OnScreen, Viewing};
 use herald_client::view::UiError;
 

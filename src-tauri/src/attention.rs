@@ -1,31 +1,19 @@
-//! What waits for the person, shown outside the page (docs/desktop-lifecycle.md): the count of
-//! pending requests in the window title ("Herald (2)") and, where the platform draws one, the
-//! dock/taskbar badge; the tray's icon, tooltip and menu (tray.rs); and
-//! `request_user_attention` when a request arrives while the window is open but unfocused.
-//!
-//! One task follows the core's events and reads [`Core::pending_requests`] again after each
-//! burst (coalesced over [`SETTLE`]), so 1,000 arrivals in a second cost a handful of reads.
+//! What waits for the person, on the window (docs/desktop-lifecycle.md): the count of pending
+//! requests in the window title ("Herald (2)") and, where the platform draws one, the
+//! dock/taskbar badge; and `request_user_attention` when a request arrives while the window is
+//! open but unfocused. The task that reads the count and also draws the tray is pending.rs.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 
-use chrono::{DateTime, Utc};
-use herald_client::view::{CoreEvent, MessageStatus, PendingRequests};
-use herald_client::Core;
+use herald_client::view::{CoreEvent, MessageStatus};
 use tauri::{AppHandle, Manager, Runtime, UserAttentionType, WebviewWindow};
-use tokio::sync::broadcast::error::RecvError;
 
-use crate::window::main_window;
-
-/// How long the task waits for more events before it reads the pending requests again.
-const SETTLE: Duration = Duration::from_millis(250);
-/// How many pending requests the tray menu lists.
-pub const TRAY_LISTED: usize = 5;
+use crate::main_window::main_window;
 
 /// The last pending count, for a window created later.
 #[derive(Debug, Clone, Default)]
-pub struct PendingCount(Arc<AtomicU32>);
+pub struct PendingCount(pub(crate) Arc<AtomicU32>);
 
 /// The window title for `count` pending requests.
 pub fn title(count: u32) -> String {
@@ -44,7 +32,7 @@ pub fn window_created<R: Runtime>(app: &AppHandle<R>, window: &WebviewWindow<R>)
     show_count(window, count);
 }
 
-fn show_count<R: Runtime>(window: &WebviewWindow<R>, count: u32) {
+pub(crate) fn show_count<R: Runtime>(window: &WebviewWindow<R>, count: u32) {
     if let Err(error) = window.set_title(&title(count)) {
         tracing::debug!(%error, "could not set the window title");
     }
@@ -54,40 +42,10 @@ fn show_count<R: Runtime>(window: &WebviewWindow<R>, count: u32) {
     }
 }
 
-/// Starts the task: subscribe before the sync starts so no event is missed.
-pub fn watch<R: Runtime>(app: AppHandle<R>, core: Core) {
-    let mut events = core.subscribe();
-    app.manage(PendingCount::default());
-    tauri::async_runtime::spawn(async move {
-        let mut next_expiry = refresh(&app, &core).await;
-        loop {
-            // Wait for an event, or until the next deadline passes (no event says so).
-            let wait = next_expiry
-                .map(|at| (at - core.relay_now()).to_std().unwrap_or_default() + SETTLE)
-                .unwrap_or(Duration::MAX);
-            match tokio::time::timeout(wait, events.recv()).await {
-                Ok(Ok(event)) => attend(&app, &event),
-                Ok(Err(RecvError::Lagged(_))) | Err(_) => {}
-                Ok(Err(RecvError::Closed)) => return,
-            }
-            // Coalesce the burst.
-            loop {
-                match tokio::time::timeout(SETTLE, events.recv()).await {
-                    Ok(Ok(event)) => attend(&app, &event),
-                    Ok(Err(RecvError::Lagged(_))) => {}
-                    Ok(Err(RecvError::Closed)) => return,
-                    Err(_) => break,
-                }
-            }
-            next_expiry = refresh(&app, &core).await;
-        }
-    });
-}
-
 /// A new request while the window is open but not focused: ask for attention (the taskbar
 /// entry flashes, the dock icon bounces once). Informational, never critical: the banner is
 /// the announcement.
-fn attend<R: Runtime>(app: &AppHandle<R>, event: &CoreEvent) {
+pub(crate) fn attend<R: Runtime>(app: &AppHandle<R>, event: &CoreEvent) {
     let CoreEvent::MessageUpserted { message, is_new } = event else {
         return;
     };
@@ -103,36 +61,6 @@ fn attend<R: Runtime>(app: &AppHandle<R>, event: &CoreEvent) {
             }
         }
     });
-}
-
-/// Reads the pending requests and shows them in the title, badge and tray. Returns the next
-/// deadline among them.
-pub async fn refresh<R: Runtime>(app: &AppHandle<R>, core: &Core) -> Option<DateTime<Utc>> {
-    let pending = match core.pending_requests(TRAY_LISTED).await {
-        Ok(pending) => pending,
-        Err(error) => {
-            tracing::warn!(%error, "could not read the pending requests");
-            PendingRequests::default()
-        }
-    };
-    if let Some(count) = app.try_state::<PendingCount>() {
-        count.0.store(pending.count, Ordering::Release);
-    }
-    let next_expiry = pending
-        .next_expiry
-        .as_deref()
-        .and_then(|t| DateTime::parse_from_rfc3339(t).ok())
-        .map(|t| t.with_timezone(&Utc));
-    // The title, badge and tray are drawn on the event loop's thread: posted, not waited for,
-    // so a busy or exiting event loop never blocks a runtime worker.
-    let handle = app.clone();
-    let _ = app.run_on_main_thread(move || {
-        if let Some(window) = main_window(&handle) {
-            show_count(&window, pending.count);
-        }
-        crate::tray::show_pending(&handle, pending);
-    });
-    next_expiry
 }
 
 #[cfg(test)]

@@ -16,8 +16,8 @@ use std::time::Duration;
 
 use tauri::{AppHandle, Emitter, Manager, Runtime, Window};
 
-use crate::commands::CmdResult;
-use crate::window::{main_window, MAIN};
+use crate::ipc::CmdResult;
+use crate::main_window::{main_window, MAIN};
 
 /// Event to the page: a close of the window is waiting for `confirm_close`.
 pub const CLOSE_REQUESTED_EVENT: &str = "herald://close-requested";

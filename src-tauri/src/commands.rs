@@ -4,27 +4,14 @@
 
 use herald_client::view::{
     AnswerInput, ConnectionView, CoreEvent, InboxPage, MessageSummary, MessageView, NewConnection,
-    OnboardResult, SetupState, UiError, UiErrorCode,
+    OnboardResult, SetupState, UiErrorCode,
 };
 use herald_client::SecretReveal;
 use tauri::{AppHandle, Manager, Runtime};
 use tauri_plugin_opener::OpenerExt;
 
-use crate::shell::AppState;
-
-/// What every command handler returns (the contract's one error shape).
-pub type CmdResult<T> = Result<T, UiError>;
-
-/// The core's typed error as the UI sees it: a stable code, a readable message and the
-/// inputs at fault (`fields`).
-pub fn ui_error(error: herald_client::Error) -> UiError {
-    UiError::from(&error)
-}
-
-/// An error of the shell itself (not the core), with its stable code and no fields.
-pub fn shell_error(code: UiErrorCode, message: impl Into<String>) -> UiError {
-    UiError::new(code, message)
-}
+use crate::ipc::{shell_error, ui_error, CmdResult};
+use crate::state::AppState;
 
 pub async fn setup_state<R: Runtime>(app: AppHandle<R>) -> CmdResult<SetupState> {
     let state = app.state::<AppState>();

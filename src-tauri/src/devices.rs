@@ -4,14 +4,13 @@
 //! which also records the `relay-url` file for the CLI and starts sync.
 
 use herald_client::device_view::{DeviceView, PairingRequestView, PairingStarted, UnlockResult};
-use herald_client::view::{OnboardResult, UiError};
+use herald_client::view::OnboardResult;
 use tauri::{AppHandle, Manager, Runtime};
 use zeroize::Zeroizing;
 
-use crate::commands::{normalize_relay_url, ui_error};
-use crate::shell::AppState;
-
-type CmdResult<T> = Result<T, UiError>;
+use crate::commands::normalize_relay_url;
+use crate::ipc::{ui_error, CmdResult};
+use crate::state::AppState;
 
 /// Unlocks this new device with the account's recovery key, typed (case and separators do
 /// not matter), then starts sync (account.rs). The key is zeroized when this returns.

@@ -1,32 +1,14 @@
 //! Core events to the webview (`herald://event`) and to the OS (notifications).
 
-use std::sync::{Arc, Mutex};
-
 use herald_client::view::{CoreEvent, MessageStatus, MessageSummary};
 use tauri::{AppHandle, Emitter, Manager, Runtime};
 use tokio::sync::broadcast::{error::RecvError, Receiver};
 
 use crate::notify::Notifier;
+use crate::state::LastSyncState;
 
 /// The Tauri event carrying every `CoreEvent`; ui/src/lib/backend/tauri.ts listens to it.
 pub const CORE_EVENT: &str = "herald://event";
-
-/// The latest `SyncState` event, kept so a webview that loads (or subscribes) after sync
-/// started still learns whether it is connected.
-#[derive(Clone, Default)]
-pub struct LastSyncState(Arc<Mutex<Option<CoreEvent>>>);
-
-impl LastSyncState {
-    pub fn get(&self) -> Option<CoreEvent> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
-    }
-
-    fn record(&self, event: &CoreEvent) {
-        if matches!(event, CoreEvent::SyncState { .. }) {
-            *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(event.clone());
-        }
-    }
-}
 
 /// Forwards every core event to the webview until the core closes the channel.
 pub fn forward<R: Runtime>(

@@ -8,12 +8,10 @@ use std::path::{Path, PathBuf};
 use tauri::{AppHandle, Manager, Runtime};
 use tauri_plugin_dialog::{DialogExt, FilePath};
 
-use crate::commands::{shell_error, ui_error};
-use crate::shell::AppState;
+use crate::ipc::{shell_error, ui_error, Bytes, CmdResult};
+use crate::state::AppState;
 use herald_client::answers::picks::PickedFile;
 use herald_client::view::{UiError, UiErrorCode};
-
-type CmdResult<T> = Result<T, UiError>;
 
 fn into_path(picked: Option<FilePath>) -> CmdResult<Option<PathBuf>> {
     picked
@@ -132,12 +130,12 @@ pub async fn attachment_image<R: Runtime>(
     app: AppHandle<R>,
     message_id: String,
     attachment_id: String,
-) -> CmdResult<crate::contract::Bytes> {
+) -> CmdResult<Bytes> {
     let state = app.state::<AppState>();
     let (_mime, bytes) = state
         .core
         .attachment_bytes_for_image(&message_id, &attachment_id)
         .await
         .map_err(ui_error)?;
-    Ok(crate::contract::Bytes(bytes))
+    Ok(Bytes(bytes))
 }

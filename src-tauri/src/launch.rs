@@ -24,7 +24,7 @@ use tauri_plugin_autostart::ManagerExt as _;
 use tauri_plugin_deep_link::DeepLinkExt;
 use tauri_plugin_global_shortcut::{GlobalShortcutExt, Shortcut, ShortcutState};
 
-use crate::commands::shell_error;
+use crate::ipc::shell_error;
 use crate::targets::{link_in_args, parse_link, OpenTarget};
 use crate::window::open_soon;
 

@@ -16,16 +16,20 @@ mod devices;
 mod embedded;
 mod events;
 mod files;
+mod ipc;
 mod launch;
 #[cfg(target_os = "linux")]
 mod login_item;
+mod main_window;
 mod notify;
 mod paint;
 mod pause;
+mod pending;
 mod rendering;
 mod shell;
 mod speech;
 mod startup;
+mod state;
 mod targets;
 mod tray;
 mod updates;
@@ -68,7 +72,7 @@ fn main() {
         #[cfg(target_os = "macos")]
         tauri::RunEvent::Reopen { .. } => window::open_soon(handle, None),
         tauri::RunEvent::Exit => {
-            if let Some(state) = handle.try_state::<shell::AppState>() {
+            if let Some(state) = handle.try_state::<state::AppState>() {
                 // Stops the sync and records a clean close of the cache (no destructors run).
                 state.core.close();
                 tauri::async_runtime::block_on(state.relay.stop());

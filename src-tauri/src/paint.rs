@@ -12,7 +12,7 @@ use std::time::Instant;
 use serde::Deserialize;
 use tauri::{AppHandle, Runtime};
 
-use crate::commands::CmdResult;
+use crate::ipc::CmdResult;
 use ts_rs::TS;
 
 /// When `main` started (set by [`mark_process_start`]); the log line gives the time since.

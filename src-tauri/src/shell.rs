@@ -10,30 +10,15 @@ use tauri::{Manager, Runtime};
 use crate::closing::CloseHint;
 use crate::embedded::EmbeddedRelay;
 use crate::events;
-use crate::events::LastSyncState;
 use crate::launch::LaunchArgs;
 use crate::pause::Pause;
 use crate::speech::Speaker;
+use crate::state::AppState;
+use crate::state::LastSyncState;
 use crate::window::WaitingTarget;
 use herald_client::answers::picks::PickedFiles;
 use herald_client::gate::AnswerGate;
 use herald_client::notify_plan::viewing::OnScreen;
-
-/// Everything the commands share. The core is cheap to clone; the relay has its own lock.
-pub struct AppState {
-    pub core: Core,
-    pub data_dir: PathBuf,
-    pub relay: Arc<EmbeddedRelay>,
-    pub last_sync: LastSyncState,
-    /// Send the demo agent's messages after onboarding (`HERALD_DEMO=1`, the README's run).
-    pub demo: bool,
-    /// Files picked for file fields, by opaque id.
-    pub picks: PickedFiles,
-    /// This computer's name in the account's device list (the host name).
-    pub device_name: String,
-    /// One answer per request, whether from the window or a notification.
-    pub answers: AnswerGate,
-}
 
 /// What the binary decides from its environment before the app starts.
 #[derive(Debug, Clone)]
@@ -89,7 +74,7 @@ pub fn run_app<R: Runtime>(builder: tauri::Builder<R>, config: ShellConfig) -> t
             tauri::WindowEvent::CloseRequested { api, .. } => {
                 crate::closing::on_close_requested(window, api);
             }
-            tauri::WindowEvent::Destroyed if window.label() == crate::window::MAIN => {
+            tauri::WindowEvent::Destroyed if window.label() == crate::main_window::MAIN => {
                 window.state::<WaitingTarget>().window_destroyed();
                 window
                     .state::<crate::closing::CloseHint>()
@@ -166,7 +151,7 @@ pub fn run_app<R: Runtime>(builder: tauri::Builder<R>, config: ShellConfig) -> t
                     on_screen,
                     pause,
                 ));
-                crate::attention::watch(handle.clone(), core.clone());
+                crate::pending::watch(handle.clone(), core.clone());
                 let last_sync = LastSyncState::default();
                 // Subscribe before sync starts so no event is missed.
                 events::forward(handle.clone(), core.subscribe(), last_sync.clone());

@@ -22,10 +22,12 @@ use tauri::menu::{IsMenuItem, Menu, MenuEvent, MenuItem, PredefinedMenuItem, Sub
 use tauri::tray::{MouseButton, MouseButtonState, TrayIconBuilder, TrayIconEvent};
 use tauri::{AppHandle, Manager, Runtime};
 
-use crate::attention::TRAY_LISTED;
 use crate::pause::{Pause, PauseFor};
 use crate::targets::OpenTarget;
 use crate::window::open_soon;
+
+/// How many pending requests the tray menu lists.
+pub const TRAY_LISTED: usize = 5;
 
 /// The tray icon's id.
 const TRAY_ID: &str = "herald";
@@ -221,7 +223,7 @@ fn redraw<R: Runtime>(app: &AppHandle<R>) {
         .and_then(|p| p.until(Utc::now()))
         .map(|t| t.with_timezone(&Local));
     let previews = app
-        .try_state::<crate::shell::AppState>()
+        .try_state::<crate::state::AppState>()
         .map(|s| herald_client::notification_settings::load(&s.data_dir).previews)
         .unwrap_or(false);
     let menu = build_menu(app, &model(&pending, paused, previews));

@@ -15,6 +15,7 @@ mod settings;
 #[cfg(test)]
 mod tests;
 
+use crate::ipc::CmdResult;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -423,8 +424,6 @@ pub fn init<R: Runtime>(data_dir: Option<PathBuf>) -> tauri::plugin::TauriPlugin
         })
         .build()
 }
-
-type CmdResult<T> = Result<T, UiError>;
 
 /// Asks the update server whether a newer version exists. Errors: `update_unreachable`,
 /// `update_bad_manifest`, `update_no_build`, `update_not_configured`, `update_unsupported`.

@@ -15,11 +15,10 @@ use std::sync::{Arc, Mutex};
 use tauri::webview::PageLoadEvent;
 use tauri::{AppHandle, Emitter, Manager, Runtime, WebviewWindow, WebviewWindowBuilder};
 
-use crate::commands::CmdResult;
+use crate::ipc::CmdResult;
+pub use crate::main_window::{main_window, MAIN};
 use crate::targets::OpenTarget;
 
-/// The main window's label (tauri.conf.json, capabilities/main.json).
-pub const MAIN: &str = "main";
 /// Event to the open window: show this [`OpenTarget`].
 pub const OPEN_EVENT: &str = "herald://open";
 
@@ -81,11 +80,6 @@ impl WaitingTarget {
 pub fn wait_with<R: Runtime>(app: &AppHandle<R>, target: OpenTarget) {
     app.state::<WaitingTarget>()
         .with(|w| w.target = Some(target));
-}
-
-/// The main window if it exists.
-pub fn main_window<R: Runtime>(app: &AppHandle<R>) -> Option<WebviewWindow<R>> {
-    app.get_webview_window(MAIN)
 }
 
 /// Shows the main window (creating it when closed) with `target` on screen, if any.
@@ -197,7 +191,7 @@ fn bring_forward<R: Runtime>(window: &WebviewWindow<R>) {
 
 /// The newest pending request, else the inbox (also when the core is not open yet).
 async fn newest_pending<R: Runtime>(app: &AppHandle<R>) -> OpenTarget {
-    let Some(state) = app.try_state::<crate::shell::AppState>() else {
+    let Some(state) = app.try_state::<crate::state::AppState>() else {
         return OpenTarget::Inbox;
     };
     match state.core.pending_requests(1).await {

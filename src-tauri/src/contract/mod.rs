@@ -24,7 +24,7 @@ use serde::Serialize;
 use tauri::ipc::{Invoke, InvokeResponseBody};
 use tauri::{AppHandle, Manager, Runtime};
 
-use crate::commands::shell_error;
+use crate::ipc::{shell_error, Bytes};
 use crate::launch::LaunchSettings;
 use crate::paint::PagePhases;
 use crate::speech::SpeechStatus;
@@ -35,22 +35,6 @@ use herald_client::view::UiErrorCode;
 
 #[cfg(test)]
 pub use typescript::typescript;
-
-/// Raw bytes answered as an `ArrayBuffer` (not JSON), e.g. an image for an `<img>` blob.
-pub struct Bytes(pub Vec<u8>);
-
-impl ts_rs::TS for Bytes {
-    type WithoutGenerics = Self;
-    type OptionInnerType = Self;
-
-    fn name(_: &ts_rs::Config) -> String {
-        "ArrayBuffer".to_owned()
-    }
-
-    fn inline(_: &ts_rs::Config) -> String {
-        "ArrayBuffer".to_owned()
-    }
-}
 
 /// How a handler's result travels back: JSON, or raw bytes for [`Bytes`].
 pub trait IntoBody {
