@@ -211,7 +211,7 @@ async fn an_answer_given_offline_is_queued_and_delivered_once_on_reconnect() {
 
 /// Three answers race for one request: the desktop window and the desktop's notification
 /// button (both `Core::answer` on the same core — in the app they also pass `AnswerGate`,
-/// crates/herald-client/src/answers/gate.rs, which turns the later one away before it posts) and a second
+/// crates/herald-client/src/gate.rs, which turns the later one away before it posts) and a second
 /// device. Five rounds, each with a fresh request.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_request_answered_from_two_devices_and_a_notification_gets_one_decision() {
