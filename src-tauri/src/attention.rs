@@ -10,10 +10,29 @@ use herald_client::view::{CoreEvent, MessageStatus};
 use tauri::{AppHandle, Manager, Runtime, UserAttentionType, WebviewWindow};
 
 use crate::main_window::main_window;
+use crate::window_link::core_side::WindowLink;
+use crate::window_link::ToWindow;
 
 /// The last pending count, for a window created later.
 #[derive(Debug, Clone, Default)]
 pub struct PendingCount(pub(crate) Arc<AtomicU32>);
+
+impl PendingCount {
+    /// A count starting at `count` (the window process's, from the core's welcome).
+    pub fn with(count: u32) -> Self {
+        PendingCount(Arc::new(AtomicU32::new(count)))
+    }
+
+    /// Records a new count.
+    pub fn set(&self, count: u32) {
+        self.0.store(count, Ordering::Release);
+    }
+
+    /// The last count recorded.
+    pub fn get(&self) -> u32 {
+        self.0.load(Ordering::Acquire)
+    }
+}
 
 /// The window title for `count` pending requests.
 pub fn title(count: u32) -> String {
@@ -30,6 +49,17 @@ pub fn window_created<R: Runtime>(app: &AppHandle<R>, window: &WebviewWindow<R>)
         .map(|c| c.0.load(Ordering::Acquire))
         .unwrap_or(0);
     show_count(window, count);
+}
+
+/// Shows `count` on the window, wherever it lives: this process's webview window, or the
+/// window process over the link. Call on the event loop's thread.
+pub(crate) fn show_pending<R: Runtime>(app: &AppHandle<R>, count: u32) {
+    if let Some(window) = main_window(app) {
+        show_count(&window, count);
+    }
+    if let Some(link) = app.try_state::<WindowLink>() {
+        link.send(ToWindow::Pending { count });
+    }
 }
 
 pub(crate) fn show_count<R: Runtime>(window: &WebviewWindow<R>, count: u32) {
@@ -51,6 +81,9 @@ pub(crate) fn attend<R: Runtime>(app: &AppHandle<R>, event: &CoreEvent) {
     };
     if !is_new || message.status != MessageStatus::Pending {
         return;
+    }
+    if let Some(link) = app.try_state::<WindowLink>() {
+        link.send(ToWindow::Attend);
     }
     // Window calls wait for the event loop: made there, never from a runtime worker.
     let handle = app.clone();

@@ -14,10 +14,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tauri::{AppHandle, Emitter, Manager, Runtime, Window};
+use tauri::{AppHandle, Manager, Runtime, Window};
 
 use crate::ipc::CmdResult;
-use crate::main_window::{main_window, MAIN};
+use crate::main_window::{emit_to_page, main_window, MAIN};
+use crate::window_link::core_side::WindowLink;
+use crate::window_link::ToWindow;
 
 /// Event to the page: a close of the window is waiting for `confirm_close`.
 pub const CLOSE_REQUESTED_EVENT: &str = "herald://close-requested";
@@ -75,21 +77,33 @@ pub fn on_close_requested<R: Runtime>(window: &Window<R>, api: &tauri::CloseRequ
     if window.label() != MAIN {
         return;
     }
-    let app = window.app_handle();
+    if hold_close(window.app_handle()) {
+        api.prevent_close();
+    }
+}
+
+/// The window process's close button, reported over the link: the window is destroyed at
+/// once, or once the page has shown the first-close notice.
+pub fn remote_close_requested<R: Runtime>(app: &AppHandle<R>) {
+    if !hold_close(app) {
+        destroy_window(app);
+    }
+}
+
+/// Whether this close is held back for the first-close notice; if so the page is told, and
+/// the window is destroyed anyway when the page does not react within [`PAGE_REACTION`].
+fn hold_close<R: Runtime>(app: &AppHandle<R>) -> bool {
     let Some(hint) = app.try_state::<CloseHint>() else {
-        return; // no data dir yet: plain close
+        return false; // no data dir yet: plain close
     };
     if hint.shown() {
-        return; // closes and is destroyed (no prevent_close)
+        return false; // closes and is destroyed (no prevent_close)
     }
-    api.prevent_close();
     if hint.held.swap(true, Ordering::AcqRel) {
-        return; // a close already waits for the page (the notice may be on screen)
+        return true; // a close already waits for the page (the notice may be on screen)
     }
     hint.reacted.store(false, Ordering::Release);
-    if let Err(error) = window.emit(CLOSE_REQUESTED_EVENT, ()) {
-        tracing::warn!(%error, "could not tell the page about the close");
-    }
+    emit_to_page(app, CLOSE_REQUESTED_EVENT, &());
     let hint = hint.inner().clone();
     let app = app.clone();
     tauri::async_runtime::spawn(async move {
@@ -100,13 +114,18 @@ pub fn on_close_requested<R: Runtime>(window: &Window<R>, api: &tauri::CloseRequ
             destroy_window(&app);
         }
     });
+    true
 }
 
+/// Destroys the main window, here or in the window process (which then ends).
 fn destroy_window<R: Runtime>(app: &AppHandle<R>) {
     if let Some(window) = main_window(app) {
         if let Err(error) = window.destroy() {
             tracing::warn!(%error, "could not close the window");
         }
+    }
+    if let Some(link) = app.try_state::<WindowLink>() {
+        link.send(ToWindow::Destroy);
     }
 }
 

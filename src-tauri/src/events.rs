@@ -6,6 +6,7 @@ use tokio::sync::broadcast::{error::RecvError, Receiver};
 
 use crate::notify::Notifier;
 use crate::state::LastSyncState;
+use crate::window_link::core_side::WindowLink;
 
 /// The Tauri event carrying every `CoreEvent`; ui/src/lib/backend/tauri.ts listens to it.
 pub const CORE_EVENT: &str = "herald://event";
@@ -64,6 +65,9 @@ fn deliver<R: Runtime>(app: &AppHandle<R>, event: CoreEvent) {
     }
     if let Err(error) = app.emit(CORE_EVENT, &event) {
         tracing::warn!(%error, "could not emit core event");
+    }
+    if let Some(link) = app.try_state::<WindowLink>() {
+        link.emit(CORE_EVENT, &event);
     }
 }
 

@@ -34,6 +34,9 @@ mod targets;
 mod tray;
 mod updates;
 mod window;
+mod window_host;
+mod window_link;
+mod window_process;
 
 use tauri::Manager;
 
@@ -50,6 +53,11 @@ fn main() {
     let config = shell::ShellConfig::from_env();
     let context = tauri::generate_context!("../tauri.conf.json");
     let identifier = context.config().identifier.clone();
+    let context = if config.window_process && !config.launch.background && !config.launch.quit {
+        be_the_window_if_herald_runs(&config, context)
+    } else {
+        context
+    };
     let builder = launch::plugins(
         tauri::Builder::default(),
         &identifier,
@@ -72,6 +80,9 @@ fn main() {
         #[cfg(target_os = "macos")]
         tauri::RunEvent::Reopen { .. } => window::open_soon(handle, None),
         tauri::RunEvent::Exit => {
+            if let Some(link) = handle.try_state::<window_link::core_side::WindowLink>() {
+                link.stop();
+            }
             if let Some(state) = handle.try_state::<state::AppState>() {
                 // Stops the sync and records a clean close of the cache (no destructors run).
                 state.core.close();
@@ -80,4 +91,46 @@ fn main() {
         }
         _ => {}
     });
+}
+
+/// A launch while Herald of this data dir runs (window_link): becomes the window process when
+/// no window is open, or hands its link to the open one and exits. Returns when no Herald runs
+/// (this launch is the first, the core) with the context back. A process the core started
+/// (`--window-process`) that cannot reach it exits with 1.
+fn be_the_window_if_herald_runs(
+    config: &shell::ShellConfig,
+    context: tauri::Context<tauri::Wry>,
+) -> tauri::Context<tauri::Wry> {
+    use window_link::address::{hello, Hello, HelloError};
+    let spawned = std::env::args().any(|a| a == window_link::WINDOW_PROCESS_ARG);
+    let data_dir = config
+        .data_dir
+        .clone()
+        .or_else(|| dirs::data_dir().map(|d| d.join(&context.config().identifier)));
+    let outcome = match data_dir {
+        Some(dir) => hello(&dir, config.launch.link.clone(), spawned),
+        None => Err(HelloError::NoCore),
+    };
+    match outcome {
+        Ok(Hello::Window { stream, pending }) => {
+            let code = match window_process::run(context, stream, pending) {
+                Ok(()) => 0,
+                Err(error) => {
+                    eprintln!("herald-desktop: the window could not start: {error}");
+                    1
+                }
+            };
+            std::process::exit(code);
+        }
+        Ok(Hello::Done) => std::process::exit(0),
+        Err(error) if spawned => {
+            eprintln!("herald-desktop: the window cannot reach Herald: {error}");
+            std::process::exit(1);
+        }
+        Err(HelloError::NoCore) => {}
+        // Somebody else on a stale port, or a core that did not answer: start as usual (the
+        // single-instance plugin still finds a running Herald).
+        Err(error) => tracing::warn!(%error, "could not reach a running Herald"),
+    }
+    context
 }

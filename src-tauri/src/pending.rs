@@ -12,8 +12,7 @@ use herald_client::Core;
 use tauri::{AppHandle, Manager, Runtime};
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::attention::{attend, show_count, PendingCount};
-use crate::main_window::main_window;
+use crate::attention::{attend, show_pending, PendingCount};
 
 /// How long the task waits for more events before it reads the pending requests again.
 const SETTLE: Duration = Duration::from_millis(250);
@@ -70,9 +69,7 @@ pub async fn refresh<R: Runtime>(app: &AppHandle<R>, core: &Core) -> Option<Date
     // so a busy or exiting event loop never blocks a runtime worker.
     let handle = app.clone();
     let _ = app.run_on_main_thread(move || {
-        if let Some(window) = main_window(&handle) {
-            show_count(&window, pending.count);
-        }
+        show_pending(&handle, pending.count);
         crate::tray::show_pending(&handle, pending);
     });
     next_expiry

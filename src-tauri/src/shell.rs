@@ -16,6 +16,7 @@ use crate::speech::Speaker;
 use crate::state::AppState;
 use crate::state::LastSyncState;
 use crate::window::WaitingTarget;
+use crate::window_link::core_side::WindowLink;
 use herald_client::answers::picks::PickedFiles;
 use herald_client::gate::AnswerGate;
 use herald_client::notify_plan::viewing::OnScreen;
@@ -35,6 +36,9 @@ pub struct ShellConfig {
     /// The desktop's own integrations: the tray icon and the global shortcut. Off on the
     /// tests' mock runtime, which has no tray or key grabs.
     pub integrations: bool,
+    /// The window runs as a process of its own (window_link; `HERALD_WINDOW=inline` turns it
+    /// off). Off on the mock runtime, whose windows live in the test's process.
+    pub window_process: bool,
 }
 
 impl ShellConfig {
@@ -53,6 +57,7 @@ impl ShellConfig {
                     .map(String::as_str),
             ),
             integrations: true,
+            window_process: crate::window_link::split_from_env(),
         }
     }
 }
@@ -61,6 +66,7 @@ impl ShellConfig {
 /// runtime so tests can pass `tauri::test::mock_builder()`.
 pub fn run_app<R: Runtime>(builder: tauri::Builder<R>, config: ShellConfig) -> tauri::Builder<R> {
     let (opener, gate) = crate::startup::gate();
+    let link_gate = gate.clone();
     let mut opener = Some(opener);
     builder
         .plugin(tauri_plugin_notification::init())
@@ -100,12 +106,19 @@ pub fn run_app<R: Runtime>(builder: tauri::Builder<R>, config: ShellConfig) -> t
             }
             app.manage(CloseHint::load(&data_dir));
             app.manage(Pause::load(&data_dir));
+            if config.window_process {
+                let host = crate::window_host::ShellHost::shared(handle.clone(), link_gate.clone());
+                app.manage(WindowLink::start(data_dir.clone(), host)?);
+            }
             // The window first: its page loads while the core opens (startup.rs).
             if !config.launch.background {
                 if let Some(target) = config.launch.target() {
                     crate::window::wait_with(&handle, target);
                 }
-                crate::window::create(&handle)?;
+                match handle.try_state::<WindowLink>() {
+                    Some(link) => link.spawn_window(),
+                    None => crate::window::create(&handle)?,
+                }
             }
             if config.integrations {
                 crate::tray::create(&handle);
@@ -187,7 +200,7 @@ fn open_failed<R: Runtime>(
 /// Keeps every webview on the app's own pages: a link in a message body that slips past the
 /// UI's click handler must not navigate the window (links open in the system browser via the
 /// `open_external` command instead).
-fn navigation_guard<R: Runtime>() -> tauri::plugin::TauriPlugin<R> {
+pub(crate) fn navigation_guard<R: Runtime>() -> tauri::plugin::TauriPlugin<R> {
     tauri::plugin::Builder::new("herald-navigation")
         .on_navigation(|_webview, url| {
             let allowed = is_app_url(url);
@@ -318,6 +331,7 @@ mod tests {
             demo: false,
             launch,
             integrations: false,
+            window_process: false,
         };
         let mut app = run_app(mock_builder(), config)
             .build(tauri::generate_context!("../tauri.conf.json"))

@@ -121,6 +121,19 @@ pub fn gated<R: Runtime>(
     }
 }
 
+/// For a command from the window process (window_link): waits until the core is open unless
+/// `command` needs none. Errors: `storage` when the core did not open.
+pub async fn admit(gate: &CoreGate, command: &str) -> Result<(), herald_client::view::UiError> {
+    if gate.is_ready() || WITHOUT_CORE.contains(&command) || gate.clone().wait().await {
+        Ok(())
+    } else {
+        Err(herald_client::view::UiError::new(
+            herald_client::view::UiErrorCode::Storage,
+            "the device core could not be opened",
+        ))
+    }
+}
+
 /// Permits: one per `ui_painted` call.
 static PAINTED: Semaphore = Semaphore::const_new(0);
 

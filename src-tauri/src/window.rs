@@ -18,6 +18,8 @@ use tauri::{AppHandle, Emitter, Manager, Runtime, WebviewWindow, WebviewWindowBu
 use crate::ipc::CmdResult;
 pub use crate::main_window::{main_window, MAIN};
 use crate::targets::OpenTarget;
+use crate::window_link::core_side::WindowLink;
+use crate::window_link::ToWindow;
 
 /// Event to the open window: show this [`OpenTarget`].
 pub const OPEN_EVENT: &str = "herald://open";
@@ -93,6 +95,22 @@ pub async fn open<R: Runtime>(app: &AppHandle<R>, target: Option<OpenTarget>) {
     };
     let waiting = app.state::<WaitingTarget>().inner().clone();
     let _one_at_a_time = waiting.opening.lock().await;
+    if let Some(link) = app.try_state::<WindowLink>() {
+        // The window is a process of its own (window_link).
+        if link.is_open() {
+            if let Some(target) = waiting.route(target) {
+                link.emit(OPEN_EVENT, &target);
+            }
+            link.send(ToWindow::Forward);
+        } else {
+            waiting.with(|w| {
+                w.target = target;
+                w.page_ready = false;
+            });
+            link.spawn_window();
+        }
+        return;
+    }
     match main_window(app) {
         Some(window) => {
             if let Some(target) = waiting.route(target) {
@@ -183,7 +201,8 @@ fn show_if_hidden<R: Runtime>(window: &WebviewWindow<R>) -> bool {
     hidden
 }
 
-fn bring_forward<R: Runtime>(window: &WebviewWindow<R>) {
+/// Unminimizes, shows and focuses `window`.
+pub(crate) fn bring_forward<R: Runtime>(window: &WebviewWindow<R>) {
     let _ = window.unminimize();
     let _ = window.show();
     let _ = window.set_focus();

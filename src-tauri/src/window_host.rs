@@ -1,0 +1,82 @@
+//! What the window link asks of the core's shell (window_link::core_side::Host): a hello from
+//! a launch, the window's calls through the contract's dispatcher, its close button, its end.
+
+use std::sync::Arc;
+
+use tauri::{AppHandle, Manager, Runtime};
+
+use crate::attention::PendingCount;
+use crate::startup::CoreGate;
+use crate::targets::parse_link;
+use crate::window::WaitingTarget;
+use crate::window_link::core_side::{CallFuture, Host};
+use crate::window_link::Role;
+use herald_client::notify_plan::viewing::{OnScreen, Viewing};
+
+/// The core process's [`Host`].
+pub struct ShellHost<R: Runtime> {
+    pub app: AppHandle<R>,
+    pub gate: CoreGate,
+}
+
+impl<R: Runtime> ShellHost<R> {
+    /// The host as the link takes it.
+    pub fn shared(app: AppHandle<R>, gate: CoreGate) -> Arc<dyn Host> {
+        Arc::new(ShellHost { app, gate })
+    }
+}
+
+impl<R: Runtime> Host for ShellHost<R> {
+    fn hello(&self, link: Option<String>, spawned: bool, window_open: bool) -> Role {
+        let target = link.as_deref().and_then(|link| match parse_link(link) {
+            Ok(target) => Some(target),
+            Err(error) => {
+                tracing::warn!(%error, "ignored a herald:// link");
+                None
+            }
+        });
+        if window_open {
+            // A launch by the person while the window is open: bring it forward with the link
+            // (a window process the core started late just ends).
+            if !spawned {
+                crate::window::open_soon(&self.app, target);
+            }
+            return Role::Done;
+        }
+        if let Some(target) = target {
+            crate::window::wait_with(&self.app, target);
+        }
+        Role::Window
+    }
+
+    fn pending(&self) -> u32 {
+        self.app
+            .try_state::<PendingCount>()
+            .map(|count| count.get())
+            .unwrap_or(0)
+    }
+
+    fn call(&self, name: String, args: serde_json::Value) -> CallFuture {
+        let (app, gate) = (self.app.clone(), self.gate.clone());
+        Box::pin(async move {
+            crate::startup::admit(&gate, &name).await?;
+            crate::contract::dispatch(app, &name, args).await
+        })
+    }
+
+    fn close_requested(&self) {
+        crate::closing::remote_close_requested(&self.app);
+    }
+
+    fn window_gone(&self) {
+        self.app.state::<WaitingTarget>().window_destroyed();
+        if let Some(hint) = self.app.try_state::<crate::closing::CloseHint>() {
+            hint.window_destroyed();
+        }
+        // A window that is gone shows nothing: every banner is due again.
+        self.app.state::<OnScreen>().report(Viewing {
+            message_id: None,
+            focused: false,
+        });
+    }
+}

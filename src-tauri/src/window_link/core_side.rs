@@ -1,0 +1,329 @@
+//! The core's end of the window link: listens on 127.0.0.1, starts the window process when
+//! the window is asked for, admits one window at a time, runs its calls and sends it events
+//! and acts. What a call does, and what a hello or a close means, is the [`Host`]'s (shell.rs
+//! wires it to the contract's dispatcher, window.rs and closing.rs): this module knows only
+//! the link.
+
+use std::future::Future;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use herald_client::view::UiError;
+use subtle::ConstantTimeEq;
+use tauri::ipc::InvokeResponseBody;
+use tokio::net::TcpStream;
+use tokio::sync::mpsc;
+
+use super::address::{self, LinkAddress};
+use super::frame;
+use super::{Outcome, Role, ToCore, ToWindow, WINDOW_PROCESS_ARG};
+
+/// A boxed future of a call's result.
+pub type CallFuture = Pin<Box<dyn Future<Output = Result<InvokeResponseBody, UiError>> + Send>>;
+
+/// What the link asks of the rest of the shell.
+pub trait Host: Send + Sync + 'static {
+    /// A launch reached the core. `window_open`: a window is connected already, so this launch
+    /// only brings it forward with its `link` (returns `Done`). Otherwise the launch becomes
+    /// the window; its `link`, if any, is what that window is to show first.
+    fn hello(&self, link: Option<String>, spawned: bool, window_open: bool) -> Role;
+    /// The pending count, for the new window's title.
+    fn pending(&self) -> u32;
+    /// Runs contract command `name` with its JSON arguments.
+    fn call(&self, name: String, args: serde_json::Value) -> CallFuture;
+    /// The window's close button was pressed.
+    fn close_requested(&self);
+    /// The window process went away (closed, crashed or killed).
+    fn window_gone(&self);
+}
+
+/// How long a started window process has to connect before another open starts a new one.
+const SPAWN_GRACE: Duration = Duration::from_secs(15);
+/// How long a connection has to say hello.
+const HELLO_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The link's state; cheap to clone (Tauri-managed in the core process).
+#[derive(Clone)]
+pub struct WindowLink {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    data_dir: PathBuf,
+    port: u16,
+    token: String,
+    window: Mutex<Option<Connected>>,
+    /// When the last window process was started and has not connected yet.
+    spawned_at: Mutex<Option<Instant>>,
+    next_id: AtomicU64,
+}
+
+struct Connected {
+    id: u64,
+    tx: mpsc::UnboundedSender<ToWindow>,
+}
+
+impl std::fmt::Debug for WindowLink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WindowLink")
+            .field("port", &self.shared.port)
+            .finish_non_exhaustive()
+    }
+}
+
+impl WindowLink {
+    /// Listens on 127.0.0.1 (a port of the system's choosing), writes the link file into
+    /// `data_dir` and serves windows on the async runtime. Errors: the bind or the file write.
+    pub fn start(data_dir: PathBuf, host: Arc<dyn Host>) -> std::io::Result<WindowLink> {
+        let listener = std::net::TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, 0)))?;
+        listener.set_nonblocking(true)?;
+        let port = listener.local_addr()?.port();
+        let token = address::new_token()?;
+        address::write(
+            &data_dir,
+            &LinkAddress {
+                port,
+                token: token.clone(),
+            },
+        )?;
+        let link = WindowLink {
+            shared: Arc::new(Shared {
+                data_dir,
+                port,
+                token,
+                window: Mutex::new(None),
+                spawned_at: Mutex::new(None),
+                next_id: AtomicU64::new(1),
+            }),
+        };
+        let shared = link.shared.clone();
+        tauri::async_runtime::spawn(async move {
+            let listener = match tokio::net::TcpListener::from_std(listener) {
+                Ok(listener) => listener,
+                Err(error) => {
+                    tracing::error!(%error, "the window link cannot listen");
+                    return;
+                }
+            };
+            loop {
+                match listener.accept().await {
+                    Ok((stream, _)) => {
+                        let (shared, host) = (shared.clone(), host.clone());
+                        tauri::async_runtime::spawn(serve(shared, host, stream));
+                    }
+                    Err(error) => {
+                        tracing::warn!(%error, "the window link could not accept");
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                    }
+                }
+            }
+        });
+        tracing::info!(port, "window link listening");
+        Ok(link)
+    }
+
+    /// Whether a window process is connected.
+    pub fn is_open(&self) -> bool {
+        self.shared.lock_window().is_some()
+    }
+
+    /// Sends `message` to the connected window; false when none is.
+    pub fn send(&self, message: ToWindow) -> bool {
+        match &*self.shared.lock_window() {
+            Some(window) => window.tx.send(message).is_ok(),
+            None => false,
+        }
+    }
+
+    /// Sends a Tauri event (`name`, `payload`) to the window's page, if a window is connected.
+    pub fn emit<S: serde::Serialize>(&self, name: &str, payload: &S) {
+        if !self.is_open() {
+            return;
+        }
+        match serde_json::to_value(payload) {
+            Ok(payload) => {
+                self.send(ToWindow::Event {
+                    name: name.to_owned(),
+                    payload,
+                });
+            }
+            Err(error) => tracing::warn!(%error, name, "an event did not serialize"),
+        }
+    }
+
+    /// Starts a window process unless one is connected or was started moments ago and is still
+    /// on its way. The process inherits this one's environment (the data dir, the display).
+    pub fn spawn_window(&self) {
+        if self.is_open() {
+            return;
+        }
+        {
+            let mut spawned_at = self
+                .shared
+                .spawned_at
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            if spawned_at.is_some_and(|at| at.elapsed() < SPAWN_GRACE) {
+                return;
+            }
+            *spawned_at = Some(Instant::now());
+        }
+        let started = std::env::current_exe().and_then(|exe| {
+            std::process::Command::new(exe)
+                .arg(WINDOW_PROCESS_ARG)
+                .stdin(std::process::Stdio::null())
+                .spawn()
+        });
+        match started {
+            Ok(mut child) => {
+                tracing::info!(pid = child.id(), "window process started");
+                let shared = self.shared.clone();
+                // Reaps it; a process that ends without connecting lets the next open retry.
+                std::thread::spawn(move || {
+                    let status = child.wait();
+                    if shared.lock_window().is_none() {
+                        *shared.spawned_at.lock().unwrap_or_else(|p| p.into_inner()) = None;
+                    }
+                    match status {
+                        Ok(status) if status.success() => {}
+                        Ok(status) => tracing::warn!(%status, "the window process ended"),
+                        Err(error) => tracing::warn!(%error, "the window process was lost"),
+                    }
+                });
+            }
+            Err(error) => {
+                *self
+                    .shared
+                    .spawned_at
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner()) = None;
+                tracing::error!(%error, "could not start the window process");
+            }
+        }
+    }
+
+    /// Removes the link file (at exit); the open window's connection ends with the process.
+    pub fn stop(&self) {
+        address::remove(&self.shared.data_dir, self.shared.port);
+    }
+}
+
+impl Shared {
+    fn lock_window(&self) -> std::sync::MutexGuard<'_, Option<Connected>> {
+        self.window.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn token_ok(&self, token: &str) -> bool {
+        token.len() == self.token.len() && bool::from(token.as_bytes().ct_eq(self.token.as_bytes()))
+    }
+}
+
+/// One connection: the hello, then (for the window) its calls until it goes.
+async fn serve(shared: Arc<Shared>, host: Arc<dyn Host>, stream: TcpStream) {
+    let _ = stream.set_nodelay(true);
+    let (mut reader, mut writer) = stream.into_split();
+    let (link, spawned) =
+        match tokio::time::timeout(HELLO_TIMEOUT, frame::read::<ToCore>(&mut reader)).await {
+            Ok(Ok(ToCore::Hello {
+                token,
+                link,
+                spawned,
+            })) if shared.token_ok(&token) => (link, spawned),
+            Ok(Ok(ToCore::Hello { .. })) => {
+                tracing::warn!("a window link connection had the wrong token");
+                let _ = frame::write(&mut writer, &ToWindow::Refused).await;
+                return;
+            }
+            _ => {
+                tracing::debug!("a window link connection said no hello");
+                return;
+            }
+        };
+    let (tx, mut rx) = mpsc::unbounded_channel::<ToWindow>();
+    let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
+    // Decided under the lock, answered after it (a guard is not held across an await).
+    let refused_role = {
+        let mut window = shared.lock_window();
+        if window.is_some() {
+            Some(true)
+        } else if host.hello(link.clone(), spawned, false) == Role::Done {
+            Some(false)
+        } else {
+            *window = Some(Connected { id, tx: tx.clone() });
+            *shared.spawned_at.lock().unwrap_or_else(|p| p.into_inner()) = None;
+            None
+        }
+    };
+    if let Some(window_open) = refused_role {
+        let role = if window_open {
+            host.hello(link, spawned, true)
+        } else {
+            Role::Done
+        };
+        let _ = frame::write(&mut writer, &ToWindow::Welcome { role, pending: 0 }).await;
+        return;
+    }
+    tracing::info!(spawned, "window connected");
+    let welcome = ToWindow::Welcome {
+        role: Role::Window,
+        pending: host.pending(),
+    };
+    // The welcome goes first; everything queued meanwhile follows it.
+    let writing = tauri::async_runtime::spawn(async move {
+        if frame::write(&mut writer, &welcome).await.is_err() {
+            return;
+        }
+        while let Some(message) = rx.recv().await {
+            if let Err(error) = frame::write(&mut writer, &message).await {
+                tracing::debug!(%error, "the window link's writer stopped");
+                return;
+            }
+        }
+    });
+    loop {
+        match frame::read::<ToCore>(&mut reader).await {
+            Ok(ToCore::Call { id, name, args }) => {
+                let (host, tx) = (host.clone(), tx.clone());
+                tauri::async_runtime::spawn(async move {
+                    let outcome = match host.call(name, args).await {
+                        Ok(InvokeResponseBody::Json(json)) => match serde_json::from_str(&json) {
+                            Ok(value) => Outcome::Json { value },
+                            Err(error) => Outcome::Error {
+                                error: crate::ipc::shell_error(
+                                    herald_client::view::UiErrorCode::Internal,
+                                    format!("the reply did not serialize: {error}"),
+                                ),
+                            },
+                        },
+                        Ok(InvokeResponseBody::Raw(bytes)) => Outcome::Raw {
+                            base64: data_encoding::BASE64.encode(&bytes),
+                        },
+                        Err(error) => Outcome::Error { error },
+                    };
+                    let _ = tx.send(ToWindow::Reply { id, outcome });
+                });
+            }
+            Ok(ToCore::CloseRequested) => host.close_requested(),
+            Ok(ToCore::Hello { .. }) => tracing::warn!("a second hello on the window link"),
+            Err(frame::FrameError::Closed) => break,
+            Err(error) => {
+                tracing::warn!(%error, "the window link failed");
+                break;
+            }
+        }
+    }
+    {
+        let mut window = shared.lock_window();
+        if window.as_ref().is_some_and(|w| w.id == id) {
+            *window = None;
+        }
+    }
+    drop(tx);
+    writing.abort();
+    tracing::info!("window gone");
+    host.window_gone();
+}
