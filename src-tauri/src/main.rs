@@ -113,6 +113,7 @@ fn be_the_window_if_herald_runs(
     };
     match outcome {
         Ok(Hello::Window { stream, pending }) => {
+            window_process::name_this_process();
             let code = match window_process::run(context, stream, pending) {
                 Ok(()) => 0,
                 Err(error) => {

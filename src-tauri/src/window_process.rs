@@ -64,6 +64,20 @@ impl Link {
     }
 }
 
+/// Names this process `herald-window` in ps and top, beside the core's `herald-desktop` (its main thread's name is the process's `comm`). Call
+/// on the main thread before other threads start. Elsewhere than Linux, a no-op.
+#[allow(unsafe_code)]
+pub fn name_this_process() {
+    #[cfg(target_os = "linux")]
+    {
+        let name = c"herald-window";
+        // SAFETY: PR_SET_NAME reads a NUL-terminated string of at most 16 bytes from the
+        // pointer, which `name` provides for the duration of the call; it only renames the
+        // calling thread.
+        let _ = unsafe { libc::prctl(libc::PR_SET_NAME, name.as_ptr() as libc::c_ulong, 0, 0, 0) };
+    }
+}
+
 /// Runs the window process over `stream` (the hello already answered `Window`) until the
 /// window closes or the core goes. `pending` is the count for the first title.
 pub fn run(

@@ -192,14 +192,16 @@ async function click(id) {
 /**
  * Clicks a button whose effect is to destroy the window (the background notice's OK). The
  * window can be gone before WebKitWebDriver answers the click, which it then reports as
- * NoSuchWindowError; that is the click's effect, not a failure. The caller checks that the
+ * NoSuchWindowError (or a lost session); that is the click's effect, not a failure. The caller checks that the
  * window went away (windowGone).
  */
 async function clickClosingWindow(id) {
   try {
     await click(id);
   } catch (err) {
-    if (err?.name !== "NoSuchWindowError") throw err;
+    // The window is a process of its own: with it goes the session's connection, which the
+    // driver reports as a missing window or a lost session.
+    if (!["NoSuchWindowError", "NoSuchSessionError", "WebDriverError"].includes(err?.name)) throw err;
   }
 }
 
@@ -442,21 +444,35 @@ async function askAndOpen(args, title, env) {
   return asking;
 }
 
-/** One WebDriver session = one app instance (ended with quitApp). */
-function launchApp() {
+/**
+ * A WebDriver session drives one window process (docs/desktop-lifecycle.md, "Window process"):
+ * the first launch starts Herald, whose window process inherits the driver's inspector address;
+ * a launch while Herald runs with no window open becomes the window itself. `args`: the
+ * launch's command line (a `herald://` link). When the window closes, the session is over.
+ */
+function launchApp(args = []) {
   return new Builder()
     .usingServer(WEBDRIVER_URL)
-    .withCapabilities({ browserName: "wry", "tauri:options": { application: LOG_DIR ? APP_LOGGED : APP } })
+    .withCapabilities({ browserName: "wry", "tauri:options": { application: LOG_DIR ? APP_LOGGED : APP, args } })
     .build();
 }
 
-/** Herald's processes for this data dir: `herald-desktop` with HERALD_DATA_DIR=DATA_DIR (read from /proc). */
+/** Herald's long-running processes for this data dir: `herald-desktop` with HERALD_DATA_DIR=DATA_DIR (read from /proc). */
 function appPids() {
+  return pidsNamed("herald-desktop");
+}
+
+/** Herald's window processes for this data dir (they name themselves `herald-window`). */
+function windowPids() {
+  return pidsNamed("herald-window");
+}
+
+function pidsNamed(comm) {
   const pids = [];
   for (const pid of readdirSync("/proc")) {
     if (!/^\d+$/.test(pid)) continue;
     try {
-      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "herald-desktop") continue;
+      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== comm) continue;
       const environ = readFileSync(`/proc/${pid}/environ`, "latin1").split("\0");
       if (environ.includes(`HERALD_DATA_DIR=${DATA_DIR}`)) pids.push(pid);
     } catch {
@@ -477,7 +493,7 @@ async function quitApp() {
   // Its exit status does not matter: an app already ending (the session's own stop) may leave
   // the call unanswered; the wait below is what counts.
   if (appPids().length > 0) spawnSync(APP, ["--quit"], { env: process.env, timeout: 30_000, stdio: "ignore" });
-  await pollFor(() => appPids().length === 0, UI_TIMEOUT, "herald-desktop --quit: the app did not end");
+  await pollFor(() => appPids().length + windowPids().length === 0, UI_TIMEOUT, "herald-desktop --quit: the app did not end");
 }
 
 /** The tray icon the running app registered last (its D-Bus service), once it did. */
@@ -511,23 +527,27 @@ function trayCount(tooltip) {
   return 0;
 }
 
-/** Waits until the main window exists again and switches the session to it. */
-async function reopened(what) {
-  const handles = await pollFor(
-    async () => {
-      const all = await driver.getAllWindowHandles().catch(() => []);
-      return all.length > 0 && all;
-    },
-    UI_TIMEOUT,
-    what,
-  );
-  await driver.switchTo().window(handles[0]);
+/**
+ * A launch while Herald runs with its window closed: a new session whose launch becomes the
+ * window process (`args`: its command line), on the app shell.
+ */
+async function reopenedBy(args, what) {
+  // The last session ended with its window; its launched process (Herald itself, or an
+  // earlier window) is not the driver's to stop.
+  await driver?.quit().catch(() => undefined);
+  driver = await withDeadline(launchApp(args), UI_TIMEOUT, what);
   await find("app-shell");
 }
 
-/** Waits until the main window is gone. */
+/** Waits until the window process has ended (its session ends with it). */
 function windowGone(what) {
-  return pollFor(async () => (await driver.getAllWindowHandles().catch(() => [])).length === 0, UI_TIMEOUT, what);
+  return pollFor(() => windowPids().length === 0, UI_TIMEOUT, what);
+}
+
+/** The one window process, once it runs. */
+async function windowPid(what) {
+  const pids = await pollFor(() => windowPids().length === 1 && windowPids(), UI_TIMEOUT, what);
+  return pids[0];
 }
 
 /** Sends the window manager's close (WM_DELETE_WINDOW) to Herald's window (close-window.py). */
@@ -1612,6 +1632,20 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       const pids = appPids();
       assert.equal(pids.length, 1, `one Herald runs: ${pids}`);
       assert.equal(readlinkSync(`/proc/${pids[0]}/exe`), realpathSync(APP), "it is the app under test");
+      // The window is a process of its own, the same binary; Herald never loads a webview.
+      const firstWindow = await windowPid("the window runs as its own process");
+      assert.equal(readlinkSync(`/proc/${firstWindow}/exe`), realpathSync(APP), "the window process is the app under test");
+      const webkitOf = (pid) =>
+        readdirSync("/proc").filter((p) => {
+          try {
+            return /^\d+$/.test(p) && readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1].split(" ")[1] === pid
+              && /^WebKit/.test(readFileSync(`/proc/${p}/comm`, "utf8"));
+          } catch {
+            return false;
+          }
+        });
+      assert.equal(webkitOf(pids[0]).length, 0, "Herald itself has no WebKit processes");
+      assert.ok(webkitOf(firstWindow).length > 0, "the window process has its WebKit processes");
       const service = await trayService();
       const menu = trayShows(service);
       for (const label of ["Open Herald", "Pause notifications", "For 1 hour", "Until tomorrow, 08:00", "Quit Herald"]) {
@@ -1620,13 +1654,14 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       const waitingBefore = trayCount(menu.tooltip);
 
       // The window manager's close (WM_DELETE_WINDOW); the first time, the notice says what it does.
-      closeWindow(pids[0]);
+      closeWindow(firstWindow);
       const notice = await find("background-notice");
       assert.match(await textOf(notice), /keeps running in the background/, "the notice says Herald keeps running");
       await screenshot("desktop-e2e-background-notice.png");
       await clickClosingWindow("background-notice-close");
       await windowGone("the window was not closed");
       assert.deepEqual(appPids(), pids, "the same Herald process still runs with no window");
+      assert.equal(webkitOf(firstWindow).length, 0, "the window's WebKit processes ended with it");
       const health = await fetch(`${relayUrl}/health`);
       assert.equal(health.status, 200, "the embedded relay still answers");
 
@@ -1656,34 +1691,45 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       assert.equal(actionIdOf(JSON.parse(result.stdout)), "approve", `the CLI got the approval: ${result.stdout}`);
       await pollFor(() => trayCount(trayShows(service).tooltip) === waitingBefore, UI_TIMEOUT, "the tray still counts the answered request");
 
-      // A second launch opens the window of the running Herald and exits.
-      const second = spawn(APP, [], { env: process.env, stdio: "ignore" });
-      const code = await withDeadline(new Promise((r) => second.on("exit", r)), UI_TIMEOUT, "the second launch");
-      assert.equal(code, 0, "the second launch hands over and exits 0");
+      // A second launch becomes the window of the running Herald.
+      await reopenedBy([], "the second launch did not reopen the window");
       assert.deepEqual(appPids(), pids, "no second Herald runs");
-      await reopened("the second launch did not reopen the window");
+      const secondWindow = await windowPid("the second launch is the window");
+      // A third launch while the window is open hands over to it and exits.
+      const third = spawn(APP, [], { env: process.env, stdio: "ignore" });
+      const code = await withDeadline(new Promise((r) => third.on("exit", r)), UI_TIMEOUT, "a launch while the window is open");
+      assert.equal(code, 0, "a launch while the window is open hands over and exits 0");
+      assert.deepEqual(windowPids(), [secondWindow], "still one window");
       const item = await driver.wait(() => inboxItem(CLOSED_TITLE), UI_TIMEOUT, "the reopened window paints from the cache");
       assert.equal(await item.getAttribute("data-status"), "answered", "showing the request approved from the banner");
       const id = await item.getAttribute("data-message-id");
       assert.match(id ?? "", /^msg_/, "the inbox row carries its message id");
       await screenshot("desktop-e2e-reopened.png");
 
-      // Later closes need no notice; the tray's Open Herald reopens the window.
-      closeWindow(pids[0]);
+      // Later closes need no notice; the tray's Open Herald starts a window process (not
+      // driven: it inherits the first session's inspector address).
+      closeWindow(secondWindow);
       await windowGone("the second close did not close the window at once");
       trayClick(service, "Open Herald");
-      await reopened("Open Herald in the tray did not reopen the window");
+      const trayWindow = await windowPid("Open Herald in the tray did not reopen the window");
+      assert.equal(Number(readFileSync(`/proc/${trayWindow}/stat`, "utf8").split(") ")[1].split(" ")[1]), Number(pids[0]), "Herald started it");
+      await pollFor(() => {
+        try {
+          closeWindow(trayWindow); // exits 1 until the window is mapped
+          return true;
+        } catch {
+          return false;
+        }
+      }, UI_TIMEOUT, "the tray's window never showed");
+      await windowGone("the third close did not close the window");
 
       // A herald:// link reopens the window on its message.
-      closeWindow(pids[0]);
-      await windowGone("the third close did not close the window");
-      execFileSync(APP, [`herald://message/${id}`], { env: process.env, timeout: UI_TIMEOUT });
-      await reopened("the link did not reopen the window");
+      await reopenedBy([`herald://message/${id}`], "the link did not reopen the window");
       await paneShows(CLOSED_TITLE, "the link opened its message");
 
       // Quit in the tray ends Herald: the process, and with it the embedded relay.
       trayClick(service, "Quit Herald");
-      await pollFor(() => appPids().length === 0, UI_TIMEOUT, "Quit in the tray did not end Herald");
+      await pollFor(() => appPids().length + windowPids().length === 0, UI_TIMEOUT, "Quit in the tray did not end Herald and its window");
       await assert.rejects(fetch(`${relayUrl}/health`), "the embedded relay stopped with it");
     });
 

@@ -327,3 +327,177 @@ async fn serve(shared: Arc<Shared>, host: Arc<dyn Host>, stream: TcpStream) {
     tracing::info!("window gone");
     host.window_gone();
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicUsize;
+
+    use super::super::address::{hello, Hello, HelloError};
+    use super::super::frame::blocking;
+    use super::*;
+
+    /// Records what the link asked; answers calls by echoing their name.
+    #[derive(Default)]
+    struct Recorder {
+        hellos: Mutex<Vec<(Option<String>, bool, bool)>>,
+        closes: AtomicUsize,
+        gone: AtomicUsize,
+    }
+
+    impl Host for Arc<Recorder> {
+        fn hello(&self, link: Option<String>, spawned: bool, window_open: bool) -> Role {
+            self.hellos.lock().unwrap().push((link, spawned, window_open));
+            if window_open {
+                Role::Done
+            } else {
+                Role::Window
+            }
+        }
+        fn pending(&self) -> u32 {
+            2
+        }
+        fn call(&self, name: String, args: serde_json::Value) -> CallFuture {
+            Box::pin(async move {
+                match name.as_str() {
+                    "bytes" => Ok(InvokeResponseBody::Raw(vec![0, 1, 255])),
+                    "fail" => Err(UiError::new(
+                        herald_client::view::UiErrorCode::NotFound,
+                        "no such thing",
+                    )),
+                    _ => Ok(InvokeResponseBody::Json(
+                        serde_json::json!({ "name": name, "args": args }).to_string(),
+                    )),
+                }
+            })
+        }
+        fn close_requested(&self) {
+            self.closes.fetch_add(1, Ordering::SeqCst);
+        }
+        fn window_gone(&self) {
+            self.gone.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    fn wait_for(what: &str, done: impl Fn() -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !done() {
+            assert!(Instant::now() < deadline, "timed out: {what}");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    fn call(stream: &mut std::net::TcpStream, id: u64, name: &str) -> Outcome {
+        let call = ToCore::Call {
+            id,
+            name: name.into(),
+            args: serde_json::json!({ "x": 1 }),
+        };
+        blocking::write(stream, &call).unwrap();
+        loop {
+            match blocking::read::<ToWindow>(stream).unwrap() {
+                ToWindow::Reply { id: got, outcome } if got == id => return outcome,
+                _ => continue,
+            }
+        }
+    }
+
+    /// The whole link over real sockets: the token, one window at a time, calls in all three
+    /// outcomes, events and acts, the close button and the window's end.
+    #[test]
+    fn a_window_with_the_token_is_admitted_once_and_its_calls_are_answered() {
+        let dir = tempfile::tempdir().unwrap();
+        let data_dir = dir.path().join("data");
+        let recorder = Arc::new(Recorder::default());
+        let link = WindowLink::start(data_dir.clone(), Arc::new(recorder.clone())).unwrap();
+        assert!(!link.is_open());
+
+        // A wrong token is refused, and the host never hears of it.
+        let mut forged = address::read(&data_dir).unwrap();
+        forged.token = address::new_token().unwrap();
+        let mut stream =
+            std::net::TcpStream::connect((Ipv4Addr::LOCALHOST, forged.port)).unwrap();
+        let hello_frame = ToCore::Hello {
+            token: forged.token,
+            link: None,
+            spawned: false,
+        };
+        blocking::write(&mut stream, &hello_frame).unwrap();
+        assert!(matches!(
+            blocking::read::<ToWindow>(&mut stream).unwrap(),
+            ToWindow::Refused
+        ));
+        assert!(recorder.hellos.lock().unwrap().is_empty());
+
+        // The right token: this launch is the window, told the pending count.
+        let link_arg = Some("herald://inbox".to_owned());
+        let Ok(Hello::Window {
+            stream: mut window,
+            pending,
+        }) = hello(&data_dir, link_arg.clone(), false)
+        else {
+            panic!("the first launch becomes the window");
+        };
+        assert_eq!(pending, 2);
+        wait_for("the window is connected", || link.is_open());
+
+        // A second launch while it is open only hands over its link.
+        assert!(matches!(hello(&data_dir, None, true), Ok(Hello::Done)));
+        assert_eq!(
+            *recorder.hellos.lock().unwrap(),
+            vec![(link_arg, false, false), (None, true, true)]
+        );
+
+        match call(&mut window, 7, "inbox") {
+            Outcome::Json { value } => {
+                assert_eq!(value, serde_json::json!({ "name": "inbox", "args": { "x": 1 } }))
+            }
+            other => panic!("a JSON reply: {other:?}"),
+        }
+        match call(&mut window, 8, "bytes") {
+            Outcome::Raw { base64 } => assert_eq!(base64, "AAH/"),
+            other => panic!("raw bytes: {other:?}"),
+        }
+        match call(&mut window, 9, "fail") {
+            Outcome::Error { error } => assert_eq!(error.code, "not_found"),
+            other => panic!("the error: {other:?}"),
+        }
+
+        // Events and acts reach the window, in order.
+        link.emit("herald://event", &serde_json::json!({ "kind": "x" }));
+        assert!(link.send(ToWindow::Destroy));
+        match blocking::read::<ToWindow>(&mut window).unwrap() {
+            ToWindow::Event { name, payload } => {
+                assert_eq!(name, "herald://event");
+                assert_eq!(payload["kind"], "x");
+            }
+            other => panic!("the event first: {other:?}"),
+        }
+        assert!(matches!(
+            blocking::read::<ToWindow>(&mut window).unwrap(),
+            ToWindow::Destroy
+        ));
+
+        blocking::write(&mut window, &ToCore::CloseRequested).unwrap();
+        wait_for("the close reached the host", || {
+            recorder.closes.load(Ordering::SeqCst) == 1
+        });
+
+        drop(window);
+        wait_for("the host heard the window go", || {
+            recorder.gone.load(Ordering::SeqCst) == 1
+        });
+        assert!(!link.is_open());
+        assert!(!link.send(ToWindow::Attend), "nobody to send to");
+
+        // The next launch is a window again; after the stop, nobody is found.
+        assert!(matches!(
+            hello(&data_dir, None, false),
+            Ok(Hello::Window { .. })
+        ));
+        link.stop();
+        assert!(matches!(
+            hello(&data_dir, None, false),
+            Err(HelloError::NoCore)
+        ));
+    }
+}

@@ -1,5 +1,7 @@
 //! The desktop app started in the background for the `background` and `soak` runs: its log
-//! lines arrive on a channel (and in a file when asked), and a second launch opens its window.
+//! lines arrive on a channel (and in a file when asked), and a second launch opens its window:
+//! that launch becomes the window process (docs/desktop-lifecycle.md, "Window process"), which
+//! ends when the window is closed.
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
@@ -17,6 +19,8 @@ use super::stop;
 /// `herald-desktop --background` on a data dir, with `RUST_LOG=info`.
 pub struct BackgroundApp {
     child: Child,
+    /// The window process of the last [`BackgroundApp::open_window`], until it is closed.
+    window: std::sync::Mutex<Option<Child>>,
     lines: mpsc::Receiver<(Instant, String)>,
     reader: Option<JoinHandle<()>>,
 }
@@ -54,6 +58,7 @@ impl BackgroundApp {
         });
         Ok(Self {
             child,
+            window: std::sync::Mutex::new(None),
             lines,
             reader: Some(reader),
         })
@@ -91,54 +96,53 @@ impl BackgroundApp {
         timeout: Duration,
     ) -> anyhow::Result<(Instant, Instant, String)> {
         let launched = Instant::now();
-        let status = Command::new(app)
+        // In the app's process group, so stopping the app stops its window too.
+        let window = Command::new(app)
             .env("HERALD_DATA_DIR", data_dir)
             .env_remove("RUST_LOG")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
-            .status()?;
-        if !status.success() {
-            bail!("the second launch exited with {status}");
-        }
+            .process_group(self.pid() as i32)
+            .spawn()?;
+        *self.window.lock().unwrap_or_else(|p| p.into_inner()) = Some(window);
         let (at, line) = self
             .wait_line(timeout, |l| l.contains("ui painted"))
             .context("the window never painted")?;
         Ok((launched, at, line))
     }
 
-    /// The window manager's close (tests/e2e/close-window.py), then waits until the webview's
-    /// own process (WebKitWebProcess) is gone. WebKit's network process may stay.
+    /// The window manager's close (tests/e2e/close-window.py) sent to the window process, then
+    /// waits until that process (and with it every WebKit process) has ended.
     pub fn close_window(&self, close_script: &Path, timeout: Duration) -> anyhow::Result<()> {
+        let mut guard = self.window.lock().unwrap_or_else(|p| p.into_inner());
+        let window = guard.as_mut().context("no window was opened")?;
         let closed = Command::new("/usr/bin/python3")
             .arg(close_script)
-            .arg(self.pid().to_string())
+            .arg(window.id().to_string())
             .arg("Herald")
             .status()?;
         if !closed.success() {
             bail!("no window to close");
         }
         let deadline = Instant::now() + timeout;
-        while self.has_web_process() {
+        while window.try_wait()?.is_none() {
             if Instant::now() >= deadline {
-                bail!("the webview's process still runs {timeout:?} after the close");
+                bail!("the window process still runs {timeout:?} after the close");
             }
-            std::thread::sleep(Duration::from_millis(100));
+            std::thread::sleep(Duration::from_millis(50));
         }
+        *guard = None;
         Ok(())
     }
 
-    /// Whether a WebKitWebProcess (its comm is cut to 15 bytes) runs under the app.
-    fn has_web_process(&self) -> bool {
-        proc_tree::descendants(self.pid()).into_iter().any(|pid| {
-            std::fs::read_to_string(format!("/proc/{pid}/comm"))
-                .is_ok_and(|c| c.starts_with("WebKitWebProces"))
-        })
-    }
-
     /// The tree's PSS in MiB and its process count.
+    /// With a window open, its process tree counts too.
     pub fn tree_mib(&self) -> (f64, usize) {
-        let tree = proc_tree::tree_pss(self.pid());
+        let mut tree = proc_tree::tree_pss(self.pid());
+        if let Some(window) = &*self.window.lock().unwrap_or_else(|p| p.into_inner()) {
+            tree.extend(proc_tree::tree_pss(window.id()));
+        }
         let kib: u64 = tree.iter().map(|p| p.pss_kib).sum();
         (kib as f64 / 1024.0, tree.len())
     }
