@@ -18,11 +18,14 @@ use crate::main_window::main_window;
 use crate::window_link::frame;
 use crate::window_link::{Outcome, ToCore, ToWindow};
 
+/// Calls waiting for their reply, by id; `None` once the core is gone.
+type Waiting = Arc<Mutex<Option<HashMap<u64, oneshot::Sender<Outcome>>>>>;
+
 /// The window's end of the link: sends frames and matches replies to calls.
 #[derive(Clone)]
 struct Link {
     tx: mpsc::UnboundedSender<ToCore>,
-    calls: Arc<Mutex<Option<HashMap<u64, oneshot::Sender<Outcome>>>>>,
+    calls: Waiting,
     next_id: Arc<AtomicU64>,
 }
 

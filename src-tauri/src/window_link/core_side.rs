@@ -346,7 +346,10 @@ mod tests {
 
     impl Host for Arc<Recorder> {
         fn hello(&self, link: Option<String>, spawned: bool, window_open: bool) -> Role {
-            self.hellos.lock().unwrap().push((link, spawned, window_open));
+            self.hellos
+                .lock()
+                .unwrap()
+                .push((link, spawned, window_open));
             if window_open {
                 Role::Done
             } else {
@@ -414,8 +417,7 @@ mod tests {
         // A wrong token is refused, and the host never hears of it.
         let mut forged = address::read(&data_dir).unwrap();
         forged.token = address::new_token().unwrap();
-        let mut stream =
-            std::net::TcpStream::connect((Ipv4Addr::LOCALHOST, forged.port)).unwrap();
+        let mut stream = std::net::TcpStream::connect((Ipv4Addr::LOCALHOST, forged.port)).unwrap();
         let hello_frame = ToCore::Hello {
             token: forged.token,
             link: None,
@@ -449,7 +451,10 @@ mod tests {
 
         match call(&mut window, 7, "inbox") {
             Outcome::Json { value } => {
-                assert_eq!(value, serde_json::json!({ "name": "inbox", "args": { "x": 1 } }))
+                assert_eq!(
+                    value,
+                    serde_json::json!({ "name": "inbox", "args": { "x": 1 } })
+                )
             }
             other => panic!("a JSON reply: {other:?}"),
         }

@@ -12,7 +12,7 @@
 //! window acts — title, attention, focus, destroy ([`ToWindow`]).
 //!
 //! [`core_side`] is the core's listener; the window process's Tauri app, whose invoke handler
-//! forwards every contract command to the core, is `crate::window_process` (above the window
+//! forwards every contract command to the core, is window_process.rs (above the window
 //! code it reuses, while this module is below everything that talks to the window).
 
 pub mod address;
