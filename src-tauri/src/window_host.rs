@@ -46,6 +46,9 @@ impl<R: Runtime> Host for ShellHost<R> {
         if let Some(target) = target {
             crate::window::wait_with(&self.app, target);
         }
+        // The window's `ui painted` line counts `since_window_ms` from here: the window process
+        // is started and has reached Herald; its Tauri app and webview are still to come.
+        crate::paint::window_created(std::time::Instant::now());
         Role::Window
     }
 
