@@ -139,19 +139,13 @@ pub fn run(
 /// Forwards contract commands to the core; anything else is left to Tauri (rejected).
 fn forwarder<R: Runtime>(link: Link) -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'static {
     move |invoke: Invoke<R>| {
-        let name = invoke.message.command().to_owned();
-        if !crate::contract::NAMES.contains(&name.as_str()) {
-            return false;
-        }
-        let args = match invoke.message.payload() {
-            tauri::ipc::InvokeBody::Json(value) => value.clone(),
-            tauri::ipc::InvokeBody::Raw(_) => {
-                invoke.resolver.reject(shell_error(
-                    UiErrorCode::InvalidArgs,
-                    format!("{name} takes a JSON object, not raw bytes"),
-                ));
+        let (name, args) = match crate::contract::contract_call(&invoke) {
+            None => return false,
+            Some(Err(error)) => {
+                invoke.resolver.reject(error);
                 return true;
             }
+            Some(Ok(call)) => call,
         };
         let outcome = link.call(name, args);
         invoke.resolver.respond_async_serialized(async move {

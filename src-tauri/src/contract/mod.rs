@@ -152,26 +152,38 @@ macro_rules! commands {
 
 include!("list.rs");
 
+/// An invoke's command name and JSON arguments when it names a contract command (`None`:
+/// not ours, left to Tauri). Errors: `invalid_args` for a raw-bytes body.
+pub fn contract_call<R: Runtime>(
+    invoke: &Invoke<R>,
+) -> Option<Result<(String, serde_json::Value), UiError>> {
+    let name = invoke.message.command();
+    if !NAMES.contains(&name) {
+        return None;
+    }
+    Some(match invoke.message.payload() {
+        tauri::ipc::InvokeBody::Json(value) => Ok((name.to_owned(), value.clone())),
+        tauri::ipc::InvokeBody::Raw(_) => Err(shell_error(
+            UiErrorCode::InvalidArgs,
+            format!("{name} takes a JSON object, not raw bytes"),
+        )),
+    })
+}
+
 /// Tauri's invoke handler over [`dispatch`]: a command of the contract runs on the async
 /// runtime and answers JSON or raw bytes; any other name is left to Tauri (`false`), which
 /// rejects it. The ACL has already checked the window may call it.
 pub fn invoke_handler<R: Runtime>() -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'static {
     |invoke: Invoke<R>| {
-        let name = invoke.message.command().to_owned();
-        if !NAMES.contains(&name.as_str()) {
-            return false;
-        }
-        let app = invoke.message.webview().app_handle().clone();
-        let args = match invoke.message.payload() {
-            tauri::ipc::InvokeBody::Json(value) => value.clone(),
-            tauri::ipc::InvokeBody::Raw(_) => {
-                invoke.resolver.reject(shell_error(
-                    UiErrorCode::InvalidArgs,
-                    format!("{name} takes a JSON object, not raw bytes"),
-                ));
+        let (name, args) = match contract_call(&invoke) {
+            None => return false,
+            Some(Err(error)) => {
+                invoke.resolver.reject(error);
                 return true;
             }
+            Some(Ok(call)) => call,
         };
+        let app = invoke.message.webview().app_handle().clone();
         invoke.resolver.respond_async_serialized(async move {
             dispatch(app, &name, args).await.map_err(Into::into)
         });

@@ -126,7 +126,7 @@ pub fn hello(data_dir: &Path, link: Option<String>, spawned: bool) -> Result<Hel
         spawned,
     };
     blocking::write(&mut stream, &hello)?;
-    match blocking::read::<ToWindow>(&mut stream)? {
+    match blocking::read::<ToWindow>(&mut stream, super::frame::MAX_HELLO)? {
         ToWindow::Welcome {
             role: Role::Window,
             pending,

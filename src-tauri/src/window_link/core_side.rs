@@ -226,23 +226,27 @@ impl Shared {
 async fn serve(shared: Arc<Shared>, host: Arc<dyn Host>, stream: TcpStream) {
     let _ = stream.set_nodelay(true);
     let (mut reader, mut writer) = stream.into_split();
-    let (link, spawned) =
-        match tokio::time::timeout(HELLO_TIMEOUT, frame::read::<ToCore>(&mut reader)).await {
-            Ok(Ok(ToCore::Hello {
-                token,
-                link,
-                spawned,
-            })) if shared.token_ok(&token) => (link, spawned),
-            Ok(Ok(ToCore::Hello { .. })) => {
-                tracing::warn!("a window link connection had the wrong token");
-                let _ = frame::write(&mut writer, &ToWindow::Refused).await;
-                return;
-            }
-            _ => {
-                tracing::debug!("a window link connection said no hello");
-                return;
-            }
-        };
+    let (link, spawned) = match tokio::time::timeout(
+        HELLO_TIMEOUT,
+        frame::read_at_most::<ToCore>(&mut reader, frame::MAX_HELLO),
+    )
+    .await
+    {
+        Ok(Ok(ToCore::Hello {
+            token,
+            link,
+            spawned,
+        })) if shared.token_ok(&token) => (link, spawned),
+        Ok(Ok(ToCore::Hello { .. })) => {
+            tracing::warn!("a window link connection had the wrong token");
+            let _ = frame::write(&mut writer, &ToWindow::Refused).await;
+            return;
+        }
+        _ => {
+            tracing::debug!("a window link connection said no hello");
+            return;
+        }
+    };
     let (tx, mut rx) = mpsc::unbounded_channel::<ToWindow>();
     let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
     // Decided under the lock, answered after it (a guard is not held across an await).
@@ -397,7 +401,7 @@ mod tests {
         };
         blocking::write(stream, &call).unwrap();
         loop {
-            match blocking::read::<ToWindow>(stream).unwrap() {
+            match blocking::read::<ToWindow>(stream, frame::MAX_FRAME).unwrap() {
                 ToWindow::Reply { id: got, outcome } if got == id => return outcome,
                 _ => continue,
             }
@@ -425,9 +429,17 @@ mod tests {
         };
         blocking::write(&mut stream, &hello_frame).unwrap();
         assert!(matches!(
-            blocking::read::<ToWindow>(&mut stream).unwrap(),
+            blocking::read::<ToWindow>(&mut stream, frame::MAX_FRAME).unwrap(),
             ToWindow::Refused
         ));
+        assert!(recorder.hellos.lock().unwrap().is_empty());
+
+        // A length over the hello's limit, before any token: the connection is dropped unread.
+        let mut greedy = std::net::TcpStream::connect((Ipv4Addr::LOCALHOST, forged.port)).unwrap();
+        std::io::Write::write_all(&mut greedy, &(frame::MAX_FRAME).to_be_bytes()).unwrap();
+        let mut rest = Vec::new();
+        let read = std::io::Read::read_to_end(&mut greedy, &mut rest);
+        assert!(read.is_ok_and(|n| n == 0), "closed without an answer");
         assert!(recorder.hellos.lock().unwrap().is_empty());
 
         // The right token: this launch is the window, told the pending count.
@@ -470,7 +482,7 @@ mod tests {
         // Events and acts reach the window, in order.
         link.emit("herald://event", &serde_json::json!({ "kind": "x" }));
         assert!(link.send(ToWindow::Destroy));
-        match blocking::read::<ToWindow>(&mut window).unwrap() {
+        match blocking::read::<ToWindow>(&mut window, frame::MAX_FRAME).unwrap() {
             ToWindow::Event { name, payload } => {
                 assert_eq!(name, "herald://event");
                 assert_eq!(payload["kind"], "x");
@@ -478,7 +490,7 @@ mod tests {
             other => panic!("the event first: {other:?}"),
         }
         assert!(matches!(
-            blocking::read::<ToWindow>(&mut window).unwrap(),
+            blocking::read::<ToWindow>(&mut window, frame::MAX_FRAME).unwrap(),
             ToWindow::Destroy
         ));
 

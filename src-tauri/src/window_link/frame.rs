@@ -21,16 +21,29 @@ pub enum FrameError {
     Json(#[from] serde_json::Error),
 }
 
-/// Reads one frame. `Closed` at a clean end of the stream before a frame starts.
+/// The largest hello (and welcome): read before the token is checked, so a process without it
+/// cannot make the other side allocate more than this.
+pub const MAX_HELLO: u32 = 16 * 1024;
+
+/// Reads one frame of at most [`MAX_FRAME`] bytes. `Closed` at a clean end of the stream
+/// before a frame starts.
 pub async fn read<T: DeserializeOwned>(
     reader: &mut (impl AsyncReadExt + Unpin),
+) -> Result<T, FrameError> {
+    read_at_most(reader, MAX_FRAME).await
+}
+
+/// Reads one frame of at most `max` bytes (`TooLarge` before anything is allocated).
+pub async fn read_at_most<T: DeserializeOwned>(
+    reader: &mut (impl AsyncReadExt + Unpin),
+    max: u32,
 ) -> Result<T, FrameError> {
     let len = match reader.read_u32().await {
         Ok(len) => len,
         Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Err(FrameError::Closed),
         Err(e) => return Err(e.into()),
     };
-    if len > MAX_FRAME {
+    if len > max {
         return Err(FrameError::TooLarge(len));
     }
     let mut body = vec![0; len as usize];
@@ -38,18 +51,24 @@ pub async fn read<T: DeserializeOwned>(
     Ok(serde_json::from_slice(&body)?)
 }
 
+/// `value` as one frame: its length, then its JSON. Errors: `TooLarge` over [`MAX_FRAME`].
+fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, FrameError> {
+    let mut frame = vec![0; 4];
+    serde_json::to_writer(&mut frame, value)?;
+    let len = u32::try_from(frame.len() - 4)
+        .ok()
+        .filter(|len| *len <= MAX_FRAME)
+        .ok_or(FrameError::TooLarge(u32::MAX))?;
+    frame[..4].copy_from_slice(&len.to_be_bytes());
+    Ok(frame)
+}
+
 /// Writes one frame and flushes it.
 pub async fn write<T: Serialize>(
     writer: &mut (impl AsyncWriteExt + Unpin),
     value: &T,
 ) -> Result<(), FrameError> {
-    let body = serde_json::to_vec(value)?;
-    let len = u32::try_from(body.len())
-        .ok()
-        .filter(|len| *len <= MAX_FRAME)
-        .ok_or(FrameError::TooLarge(u32::MAX))?;
-    writer.write_u32(len).await?;
-    writer.write_all(&body).await?;
+    writer.write_all(&encode(value)?).await?;
     writer.flush().await?;
     Ok(())
 }
@@ -58,10 +77,13 @@ pub async fn write<T: Serialize>(
 pub mod blocking {
     use std::io::{Read, Write};
 
-    use super::{FrameError, MAX_FRAME};
+    use super::{encode, FrameError};
 
-    /// Reads one frame from a blocking stream.
-    pub fn read<T: serde::de::DeserializeOwned>(reader: &mut impl Read) -> Result<T, FrameError> {
+    /// Reads one frame of at most `max` bytes from a blocking stream.
+    pub fn read<T: serde::de::DeserializeOwned>(
+        reader: &mut impl Read,
+        max: u32,
+    ) -> Result<T, FrameError> {
         let mut len = [0u8; 4];
         match reader.read_exact(&mut len) {
             Ok(()) => {}
@@ -71,7 +93,7 @@ pub mod blocking {
             Err(e) => return Err(e.into()),
         }
         let len = u32::from_be_bytes(len);
-        if len > MAX_FRAME {
+        if len > max {
             return Err(FrameError::TooLarge(len));
         }
         let mut body = vec![0; len as usize];
@@ -84,13 +106,7 @@ pub mod blocking {
         writer: &mut impl Write,
         value: &T,
     ) -> Result<(), FrameError> {
-        let body = serde_json::to_vec(value)?;
-        let len = u32::try_from(body.len())
-            .ok()
-            .filter(|len| *len <= MAX_FRAME)
-            .ok_or(FrameError::TooLarge(u32::MAX))?;
-        writer.write_all(&len.to_be_bytes())?;
-        writer.write_all(&body)?;
+        writer.write_all(&encode(value)?)?;
         writer.flush()?;
         Ok(())
     }
@@ -111,6 +127,13 @@ mod tests {
 
         a.write_u32(MAX_FRAME + 1).await.unwrap();
         let error = read::<serde_json::Value>(&mut b).await.unwrap_err();
+        assert!(matches!(error, FrameError::TooLarge(_)), "{error}");
+
+        // A hello-sized read refuses a frame a call may send.
+        a.write_u32(MAX_HELLO + 1).await.unwrap();
+        let error = read_at_most::<serde_json::Value>(&mut b, MAX_HELLO)
+            .await
+            .unwrap_err();
         assert!(matches!(error, FrameError::TooLarge(_)), "{error}");
 
         drop(a);
