@@ -15,7 +15,11 @@ use herald_client::notify_plan::viewing::{OnScreen, Viewing};
 
 /// The core process's [`Host`].
 pub struct ShellHost<R: Runtime> {
+    /// The core process's Tauri app: its managed state (the device core, pending count,
+    /// what is on screen) is what every call and hello acts on.
     pub app: AppHandle<R>,
+    /// Opens once the device core has opened (startup.rs): calls that need the core wait
+    /// on it, as the in-process invoke handler's do.
     pub gate: CoreGate,
 }
 
@@ -62,8 +66,15 @@ impl<R: Runtime> Host for ShellHost<R> {
     fn call(&self, name: String, args: serde_json::Value) -> CallFuture {
         let (app, gate) = (self.app.clone(), self.gate.clone());
         Box::pin(async move {
+            let started = std::time::Instant::now();
             crate::startup::admit(&gate, &name).await?;
-            crate::contract::dispatch(app, &name, args).await
+            let outcome = crate::contract::dispatch(app, &name, args).await;
+            tracing::debug!(
+                name,
+                ms = started.elapsed().as_secs_f64() * 1e3,
+                "the window's call ran"
+            );
+            outcome
         })
     }
 

@@ -110,7 +110,10 @@ pub enum Role {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum Outcome {
+    /// The command's result as it would go to the page (serialized once more there).
     Json { value: serde_json::Value },
+    /// Bytes the page receives as an `ArrayBuffer` (`attachment_image`), standard base64.
     Raw { base64: String },
+    /// The command failed: the page's promise rejects with this `UiError`.
     Error { error: UiError },
 }

@@ -6,6 +6,12 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
+// One formatter of each kind for the page's life (the system locale does not change under it):
+// `Date.prototype.toLocale*String` with options sets up a new formatter on every call, and the
+// inbox list formats two times per row.
+let dateFormat: Intl.DateTimeFormat | null = null;
+let dateTimeFormat: Intl.DateTimeFormat | null = null;
+
 /** "just now", "5 min ago", "3 h ago", "yesterday", "4 days ago", or a date. */
 export function relativeTime(iso: string, now: Date): string {
   const then = new Date(iso);
@@ -16,14 +22,16 @@ export function relativeTime(iso: string, now: Date): string {
   if (ms < DAY) return `${Math.floor(ms / HOUR)} h ago`;
   if (ms < 2 * DAY) return "yesterday";
   if (ms < 7 * DAY) return `${Math.floor(ms / DAY)} days ago`;
-  return then.toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" });
+  dateFormat ??= new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "numeric" });
+  return dateFormat.format(then);
 }
 
 /** Full local date and time for tooltips and the reading pane. */
 export function fullTime(iso: string): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  return d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+  dateTimeFormat ??= new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+  return dateTimeFormat.format(d);
 }
 
 const STATUS_LABELS: Record<MessageStatus, string> = {

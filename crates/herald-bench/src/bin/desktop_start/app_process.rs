@@ -16,7 +16,8 @@ use herald_bench::proc_tree;
 
 use super::stop;
 
-/// `herald-desktop --background` on a data dir, with `RUST_LOG=info`.
+/// `herald-desktop --background` on a data dir, with `RUST_LOG=info` (or
+/// `HERALD_BENCH_RUST_LOG`, e.g. `info,herald_desktop=debug` for each window call's time).
 pub struct BackgroundApp {
     child: Child,
     /// The window process of the last [`BackgroundApp::open_window`], until it is closed.
@@ -32,7 +33,10 @@ impl BackgroundApp {
         std::fs::write(data_dir.join("close-hint-shown"), b"")?;
         let mut child = Command::new(app)
             .arg("--background")
-            .env("RUST_LOG", "info")
+            .env(
+                "RUST_LOG",
+                std::env::var("HERALD_BENCH_RUST_LOG").unwrap_or_else(|_| "info".into()),
+            )
             .env("NO_COLOR", "1")
             .env("HERALD_DATA_DIR", data_dir)
             .env_remove("HERALD_DEMO")
