@@ -267,6 +267,18 @@ pub struct AnswerRecord {
     pub device_id: DeviceId,
 }
 
+/// The `title` of every [`MessageRecord`]: the relay cannot read the real one, which is inside
+/// the envelope.
+pub const SEALED_TITLE: &str = "Encrypted message";
+
+fn sealed_title() -> String {
+    SEALED_TITLE.to_owned()
+}
+
+fn always_sealed() -> bool {
+    true
+}
+
 /// A message as the relay stores and serves it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -275,6 +287,15 @@ pub struct MessageRecord {
     pub id: MessageId,
     /// Revision of the latest change to this record.
     pub revision: Revision,
+    /// Always true: the content is in `envelope`, end-to-end encrypted, readable only on the
+    /// account's devices and by the connections it is addressed to. (A relay from before
+    /// this field is read as true too.)
+    #[serde(default = "always_sealed")]
+    pub sealed: bool,
+    /// Always [`SEALED_TITLE`] (`"Encrypted message"`): what a reader that cannot decrypt
+    /// shows. The real title is inside the envelope.
+    #[serde(default = "sealed_title")]
+    pub title: String,
     pub kind: String,
     pub status: MessageStatus,
     pub expects_answer: bool,
@@ -355,6 +376,26 @@ pub enum ServerFrame {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_record_from_an_older_relay_reads_as_sealed() {
+        let record = serde_json::json!({
+            "id": "msg_aaaaaaaaaaaaaaaaaaaaaaaaaa", "revision": 3, "kind": "message",
+            "status": "delivered", "expectsAnswer": false,
+            "sender": {"type": "device", "id": "dev_aaaaaaaaaaaaaaaaaaaaaaaaaa", "name": "Laptop"},
+            "createdAt": "2026-12-01T10:00:00.000Z", "expiresAt": null, "replyTo": null,
+            "threadId": "msg_aaaaaaaaaaaaaaaaaaaaaaaaaa", "threadSequence": 0, "size": 10,
+            "envelope": {"v": 1, "suite": "x", "header": "", "recipients": [], "ciphertext": "",
+                         "signature": ""},
+            "answer": null
+        });
+        let parsed: MessageRecord = serde_json::from_value(record).expect("the sample parses");
+        assert!(parsed.sealed, "sealed by default");
+        assert_eq!(parsed.title, SEALED_TITLE, "the published title by default");
+        let back = serde_json::to_value(&parsed).expect("serializes");
+        assert_eq!(back["sealed"], true, "written out");
+        assert_eq!(back["title"], "Encrypted message", "written out");
+    }
 
     #[test]
     fn sync_frame_snapshot() {

@@ -44,11 +44,12 @@ pub(super) struct MessagesApi;
     params(
         ("after" = Option<u64>, Query, description = "Revision cursor, 0 to 2^63 − 1; records with a greater revision (default 0)."),
         ("limit" = Option<u32>, Query, minimum = 1, maximum = 500, description = "Page size, 1–500 (default 100)."),
+        ("sender" = Option<String>, Query, pattern = "^(con|dev)_[a-z2-7]{26}$", description = "Only the records this connection or device sent: the relay's one search, since the rest of a record is sealed. Given once."),
     ),
     security(("deviceSession" = []), ("connection" = [])),
     responses(
         (status = 200, description = "A page; devices see every message of the account, connections their own.", body = MessagePage),
-        (status = 400, description = "`invalid_request` (`after` or `limit`).", body = ErrorBody),
+        (status = 400, description = "`invalid_request` (`after`, `limit` or `sender`).", body = ErrorBody),
     )
 )]
 fn list_messages() {}

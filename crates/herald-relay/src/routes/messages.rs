@@ -14,7 +14,7 @@ use herald_protocol::wire::{
     AnswerRequest, MessagePage, MessageRecord, SendMessageRequest, ThreadPage, DEFAULT_PAGE_LIMIT,
     MAX_ENVELOPE_BYTES, MAX_EXPIRES_IN_SECS, MAX_PAGE_LIMIT,
 };
-use herald_protocol::{ErrorCode, MessageId, Revision};
+use herald_protocol::{ConnectionId, DeviceId, ErrorCode, MessageId, Revision};
 
 use super::JsonBody;
 use crate::auth::{Auth, DeviceAuth};
@@ -319,15 +319,42 @@ fn page_query(raw: Option<&str>) -> Result<(Revision, u32), ApiError> {
     super::paging::page_query(raw, DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT)
 }
 
+/// `sender` of `GET /messages`: a connection (`con_…`) or device (`dev_…`) id, at most once.
+/// The relay's only search, since everything else about a message is sealed.
+///
+/// # Errors
+/// `invalid_request` naming `sender` when the value is not such an id or the parameter repeats.
+fn sender_query(raw: Option<&str>) -> Result<Option<String>, ApiError> {
+    let mut values = raw
+        .unwrap_or("")
+        .split('&')
+        .filter_map(|pair| pair.strip_prefix("sender="));
+    let Some(value) = values.next() else {
+        return Ok(None);
+    };
+    if values.next().is_some() {
+        return Err(ApiError::invalid("sender", "Give sender at most once."));
+    }
+    if ConnectionId::parse(value).is_some() || DeviceId::parse(value).is_some() {
+        Ok(Some(value.to_owned()))
+    } else {
+        Err(ApiError::invalid(
+            "sender",
+            "sender must be a connection id (con_…) or a device id (dev_…).",
+        ))
+    }
+}
+
 pub(super) async fn list(
     State(state): State<AppState>,
     Auth(principal): Auth,
     RawQuery(query): RawQuery,
 ) -> Result<Json<MessagePage>, ApiError> {
     let (after, limit) = page_query(query.as_deref())?;
+    let sender = sender_query(query.as_deref())?;
     let (account, viewer, now) = (principal.account().clone(), principal.viewer(), state.now());
     let (records, has_more) = state
-        .store(move |s| s.messages_after(&account, &viewer, after, limit, now))
+        .store(move |s| s.messages_after(&account, &viewer, after, limit, sender.as_deref(), now))
         .await?;
     let cursor = records.last().map(|r| r.revision).unwrap_or(after);
     Ok(Json(MessagePage {
@@ -474,6 +501,36 @@ mod tests {
         ] {
             let err = page_query(Some(query)).expect_err("must be refused");
             assert_eq!(err.0.fields, vec![field], "{query} names the bad field");
+            assert_eq!(err.code(), Some(ErrorCode::InvalidRequest), "{query}");
+        }
+    }
+
+    #[test]
+    fn sender_query_takes_one_connection_or_device_id() {
+        let connection = ConnectionId::from_random(&[1; 16]);
+        let device = DeviceId::from_random(&[2; 16]);
+        assert_eq!(sender_query(None).ok(), Some(None), "no filter");
+        assert_eq!(
+            sender_query(Some("after=3&limit=10")).ok(),
+            Some(None),
+            "no sender among other parameters"
+        );
+        for id in [connection.as_str(), device.as_str()] {
+            assert_eq!(
+                sender_query(Some(&format!("after=3&sender={id}"))).ok(),
+                Some(Some(id.to_owned())),
+                "{id} is a sender"
+            );
+        }
+        for query in [
+            "sender=".to_owned(),
+            "sender=con_".to_owned(),
+            "sender=msg_aaaaaaaaaaaaaaaaaaaaaaaaaa".to_owned(),
+            format!("sender={}%20", connection.as_str()),
+            format!("sender={0}&sender={0}", connection.as_str()),
+        ] {
+            let err = sender_query(Some(&query)).expect_err("must be refused");
+            assert_eq!(err.0.fields, vec!["sender"], "{query} names sender");
             assert_eq!(err.code(), Some(ErrorCode::InvalidRequest), "{query}");
         }
     }

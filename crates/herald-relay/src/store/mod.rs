@@ -325,13 +325,15 @@ pub trait Store: Send + Sync + 'static {
         now: DateTime<Utc>,
     ) -> StoreResult<Option<Vec<MessageRecord>>>;
     /// Records with revision > `after`, in revision order, at most `limit`, and whether more
-    /// remain.
+    /// remain. With `sender` (a `con_…` or `dev_…` id), only the records that sender sent: the
+    /// one search the relay can do (docs/protocol.md, "Messages").
     fn messages_after(
         &self,
         account: &AccountId,
         viewer: &Viewer,
         after: Revision,
         limit: u32,
+        sender: Option<&str>,
         now: DateTime<Utc>,
     ) -> StoreResult<(Vec<MessageRecord>, bool)>;
     /// Accepts the one answer of a pending request.

@@ -358,7 +358,7 @@ pub fn pages_in_revision_order(store: &dyn Store) {
         send(store, new_message(n, device(&account_id()), false));
     }
     let (page, more) = store
-        .messages_after(&account_id(), &Viewer::Device, Revision(0), 3, t0())
+        .messages_after(&account_id(), &Viewer::Device, Revision(0), 3, None, t0())
         .expect("page");
     assert_eq!(
         page.iter().map(|r| r.revision.0).collect::<Vec<_>>(),
@@ -367,7 +367,7 @@ pub fn pages_in_revision_order(store: &dyn Store) {
     );
     assert!(more, "two remain");
     let (page, more) = store
-        .messages_after(&account_id(), &Viewer::Device, Revision(3), 2, t0())
+        .messages_after(&account_id(), &Viewer::Device, Revision(3), 2, None, t0())
         .expect("page");
     assert_eq!(
         page.iter().map(|r| r.revision.0).collect::<Vec<_>>(),
@@ -376,9 +376,61 @@ pub fn pages_in_revision_order(store: &dyn Store) {
     );
     assert!(!more, "nothing after an exact page");
     let (page, more) = store
-        .messages_after(&account_id(), &Viewer::Device, Revision(5), 2, t0())
+        .messages_after(&account_id(), &Viewer::Device, Revision(5), 2, None, t0())
         .expect("page");
     assert!(page.is_empty() && !more, "empty after the head");
+}
+
+pub fn pages_filtered_by_sender(store: &dyn Store) {
+    seed_account(store);
+    add_connection(store, 1);
+    add_connection(store, 2);
+    let first = send(store, new_message(1, connection(1), false));
+    send(store, new_message(2, connection(2), false));
+    send(store, new_message(3, device(&account_id()), false));
+    let third = send(store, new_message(4, connection(1), false));
+    let one = connection_id(1);
+    let page = |viewer: &Viewer, after: u64, limit: u32, sender: &str| {
+        store
+            .messages_after(
+                &account_id(),
+                viewer,
+                Revision(after),
+                limit,
+                Some(sender),
+                t0(),
+            )
+            .expect("page")
+    };
+    let (records, more) = page(&Viewer::Device, 0, 100, one.as_str());
+    assert_eq!(
+        records,
+        vec![first.clone(), third.clone()],
+        "a device asking for connection 1's messages gets exactly those, in revision order"
+    );
+    assert!(!more, "nothing else from it");
+    let (records, more) = page(&Viewer::Device, 0, 1, one.as_str());
+    assert_eq!(
+        (records, more),
+        (vec![first.clone()], true),
+        "paged by the filter"
+    );
+    let (records, _) = page(&Viewer::Device, first.revision.0, 100, one.as_str());
+    assert_eq!(records, vec![third], "after the cursor");
+    let own_device = device_id(&account_id());
+    let (records, _) = page(&Viewer::Device, 0, 100, own_device.as_str());
+    assert_eq!(
+        records.iter().map(|r| r.revision.0).collect::<Vec<_>>(),
+        vec![3],
+        "a device is a sender too"
+    );
+    let (records, _) = page(&Viewer::Device, 0, 100, connection_id(9).as_str());
+    assert!(records.is_empty(), "an unknown sender matches nothing");
+    let (records, _) = page(&Viewer::Connection(connection_id(2)), 0, 100, one.as_str());
+    assert!(
+        records.is_empty(),
+        "a connection never sees another's messages through the filter"
+    );
 }
 
 pub fn connections_see_their_own(store: &dyn Store) {
@@ -390,7 +442,7 @@ pub fn connections_see_their_own(store: &dyn Store) {
     send(store, new_message(3, device(&account_id()), false));
     let viewer = Viewer::Connection(connection_id(1));
     let (page, _) = store
-        .messages_after(&account_id(), &viewer, Revision(0), 100, t0())
+        .messages_after(&account_id(), &viewer, Revision(0), 100, None, t0())
         .expect("page");
     assert_eq!(
         page,
@@ -557,7 +609,7 @@ macro_rules! store_suite {
         $crate::store_suite!(@cases $make;
             account_exists_once, credentials_by_hash, keys_skip_revoked_connections,
             send_replay_and_conflict, revisions_are_per_account, pages_in_revision_order,
-            connections_see_their_own, answer_exactly_once, cancel_then_refuse,
+            pages_filtered_by_sender, connections_see_their_own, answer_exactly_once, cancel_then_refuse,
             expiry_by_clock_and_sweep, replies_need_a_parent);
     };
     (@cases $make:expr; $($case:ident),*) => {

@@ -85,6 +85,8 @@ async fn feed_query_is_validated() {
         ("after=x", "after"),
         ("limit=0", "limit"),
         ("limit=501", "limit"),
+        ("sender=con_", "sender"),
+        ("sender=msg_aaaaaaaaaaaaaaaaaaaaaaaaaa", "sender"),
     ] {
         let body = relay
             .api()
@@ -132,6 +134,55 @@ async fn connection_feed_has_only_its_own_messages() {
         .get(&format!("/messages/{}", from_a.id))
         .await
         .error(ErrorCode::NotFound, "B cannot read A's message");
+    relay.shutdown().await;
+}
+
+#[tokio::test]
+async fn feed_filtered_by_sender_and_records_sealed() {
+    let relay = TestRelay::start().await;
+    let account = fixtures::create_account(&relay.url).await;
+    let a = fixtures::create_connection(&relay.url, &account, "A").await;
+    let b = fixtures::create_connection(&relay.url, &account, "B").await;
+    let mut from_a = Vec::new();
+    for expects_answer in [true, false] {
+        let request = fixtures::message_request(&account.account_id, a.principal(), expects_answer);
+        from_a.push(send(&relay.url, &a.bearer, &request).await.id);
+        let request = fixtures::message_request(&account.account_id, b.principal(), false);
+        send(&relay.url, &b.bearer, &request).await;
+    }
+    let from_device = send_from_device(&relay.url, &account, false).await;
+
+    let device = relay.api().device(&account);
+    let page: MessagePage = device
+        .get(&format!("/messages?sender={}", a.connection_id))
+        .await
+        .ok(200, "a sender filter");
+    let ids: Vec<_> = page.records.iter().map(|r| r.id.clone()).collect();
+    assert_eq!(ids, from_a, "only A's messages, in revision order");
+    let page: MessagePage = device
+        .get(&format!("/messages?sender={}", from_device.sender.id))
+        .await
+        .ok(200, "a device as sender");
+    assert_eq!(page.records, vec![from_device.clone()], "only the device's");
+    let page: MessagePage = relay
+        .api()
+        .connection(&b)
+        .get(&format!("/messages?sender={}", a.connection_id))
+        .await
+        .ok(200, "B asks for A's messages");
+    assert!(page.records.is_empty(), "B still sees only its own");
+
+    // As published: every record says it is sealed and shows no title of its own.
+    let raw: serde_json::Value = device
+        .get(&format!("/messages/{}", from_device.id))
+        .await
+        .ok(200, "one record");
+    assert_eq!(raw["sealed"], serde_json::json!(true), "sealed: {raw}");
+    assert_eq!(
+        raw["title"],
+        serde_json::json!("Encrypted message"),
+        "title: {raw}"
+    );
     relay.shutdown().await;
 }
 

@@ -12,7 +12,7 @@ use super::parse_id;
 use crate::clock::format_millis;
 use crate::store::{NewAnswer, NewMessage, Principal, StoreError, StoreResult, Viewer};
 use herald_protocol::envelope::Envelope;
-use herald_protocol::wire::{AnswerRecord, MessageRecord, MessageStatus, SenderInfo};
+use herald_protocol::wire::{AnswerRecord, MessageRecord, MessageStatus, SenderInfo, SEALED_TITLE};
 use herald_protocol::{AccountId, MessageId, Revision};
 
 pub(super) const MIGRATION_005: &str = "
@@ -119,6 +119,8 @@ impl StoredRow {
         Ok(MessageRecord {
             id: parse_id(&self.id)?,
             revision: Revision(self.revision as u64),
+            sealed: true,
+            title: SEALED_TITLE.to_owned(),
             kind: self.kind,
             status,
             expects_answer: self.expects_answer,
@@ -318,35 +320,31 @@ pub(super) fn page(
     viewer: &Viewer,
     after: Revision,
     limit: u32,
+    sender: Option<&str>,
     now_ms: i64,
 ) -> StoreResult<(Vec<MessageRecord>, bool)> {
     let fetch = i64::from(limit) + 1;
     let after = i64::try_from(after.0).unwrap_or(i64::MAX);
-    let rows: Vec<StoredRow> = match viewer {
-        Viewer::Device => {
-            let sql = format!(
-                "SELECT {COLUMNS} FROM messages WHERE account_id = ?1 AND revision > ?2
-                 ORDER BY revision LIMIT ?3"
-            );
-            let mut stmt = conn.prepare_cached(&sql)?;
-            let rows = stmt.query_map(params![account.as_str(), after, fetch], |r| {
-                record_from_row(r, now_ms)
-            })?;
-            rows.collect::<rusqlite::Result<_>>()?
-        }
-        Viewer::Connection(id) => {
-            let sql = format!(
-                "SELECT {COLUMNS} FROM messages WHERE account_id = ?1 AND sender_id = ?2
-                 AND sender_type = 'connection' AND revision > ?3 ORDER BY revision LIMIT ?4"
-            );
-            let mut stmt = conn.prepare_cached(&sql)?;
-            let rows = stmt
-                .query_map(params![account.as_str(), id.as_str(), after, fetch], |r| {
-                    record_from_row(r, now_ms)
-                })?;
-            rows.collect::<rusqlite::Result<_>>()?
-        }
-    };
+    // Both filters use the index (account_id, sender_id, revision).
+    let (account_id, own) = (account.as_str(), viewer_connection(viewer));
+    let mut filters = String::new();
+    let mut args: Vec<&dyn rusqlite::ToSql> = vec![&account_id, &after, &fetch];
+    if let Some(own) = &own {
+        filters.push_str(" AND sender_type = 'connection' AND sender_id = ?4");
+        args.push(own);
+    }
+    if let Some(sender) = &sender {
+        filters.push_str(&format!(" AND sender_id = ?{}", args.len() + 1));
+        args.push(sender);
+    }
+    let sql = format!(
+        "SELECT {COLUMNS} FROM messages WHERE account_id = ?1 AND revision > ?2{filters}
+         ORDER BY revision LIMIT ?3"
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows: Vec<StoredRow> = stmt
+        .query_map(args.as_slice(), |r| record_from_row(r, now_ms))?
+        .collect::<rusqlite::Result<_>>()?;
     let has_more = rows.len() > limit as usize;
     let records = rows
         .into_iter()
@@ -354,6 +352,14 @@ pub(super) fn page(
         .map(StoredRow::into_record)
         .collect::<StoreResult<Vec<_>>>()?;
     Ok((records, has_more))
+}
+
+/// The connection a connection viewer is limited to (its own messages); none for a device.
+fn viewer_connection(viewer: &Viewer) -> Option<&str> {
+    match viewer {
+        Viewer::Device => None,
+        Viewer::Connection(id) => Some(id.as_str()),
+    }
 }
 
 pub(super) fn set_answer(

@@ -421,9 +421,11 @@ impl Store for SqliteStore {
         viewer: &Viewer,
         after: Revision,
         limit: u32,
+        sender: Option<&str>,
         now: DateTime<Utc>,
     ) -> StoreResult<(Vec<MessageRecord>, bool)> {
-        self.read(|c| messages::page(c, account, viewer, after, limit, now.timestamp_millis()))
+        let now_ms = now.timestamp_millis();
+        self.read(|c| messages::page(c, account, viewer, after, limit, sender, now_ms))
     }
 
     fn answer(
