@@ -38,7 +38,10 @@ pub async fn create_sender(
     let resp = http
         .post(format!("{url}/connections"))
         .bearer_auth(&account.device_token)
-        .json(&CreateConnectionRequest { certificate })
+        .json(&CreateConnectionRequest {
+            certificate,
+            scopes: None,
+        })
         .send()
         .await
         .context("POST /connections")?;

@@ -298,7 +298,10 @@ impl Core {
             .certify_connection(&id, name, &keys, &now);
         let created = session
             .http
-            .create_connection(&CreateConnectionRequest { certificate })
+            .create_connection(&CreateConnectionRequest {
+                certificate,
+                scopes: None,
+            })
             .await?;
         let token = ConnectionToken::new(
             &created.bearer,

@@ -19,6 +19,7 @@ pub mod notify;
 pub mod openapi;
 #[cfg(feature = "openapi")]
 mod openapi_scalars;
+pub mod scopes;
 pub mod secrets;
 pub mod text;
 pub mod wire;

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::envelope::{Certificate, Envelope};
 use crate::ids::{AccountId, ConnectionId, DeviceId, FileId, MessageId, Revision};
+use crate::scopes::Scope;
 
 /// Longest accepted `expiresIn`, and the furthest `expiresAt` may lie ahead: 24 hours.
 pub const MAX_EXPIRES_IN_SECS: u64 = 24 * 60 * 60;
@@ -72,6 +73,11 @@ pub struct CreateAccountResponse {
 pub struct CreateConnectionRequest {
     /// `CertificateBody::Connection`, signed by the account identity key.
     pub certificate: Certificate,
+    /// What the connection may do (1–3 distinct scopes); absent: all three
+    /// ([`Scope::ALL`]). Fewer make a narrower credential, e.g. `["messages:send"]` for an
+    /// agent that only notifies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scopes: Option<Vec<Scope>>,
 }
 
 /// Answer to `POST /connections` (201).
@@ -82,6 +88,13 @@ pub struct CreateConnectionResponse {
     pub connection_id: ConnectionId,
     /// `hdr_…`: the bearer part of the connection token, returned once.
     pub bearer: String,
+    /// The scopes the bearer holds, in [`Scope::ALL`] order.
+    #[serde(default = "all_scopes")]
+    pub scopes: Vec<Scope>,
+}
+
+fn all_scopes() -> Vec<Scope> {
+    Scope::ALL.to_vec()
 }
 
 /// One connection in `GET /connections`.
@@ -91,6 +104,9 @@ pub struct CreateConnectionResponse {
 pub struct ConnectionInfo {
     pub id: ConnectionId,
     pub name: String,
+    /// What its bearer may do, in [`Scope::ALL`] order (a relay from before scopes: all).
+    #[serde(default = "all_scopes")]
+    pub scopes: Vec<Scope>,
     #[cfg_attr(feature = "openapi", schema(value_type = crate::openapi_scalars::Timestamp))]
     pub created_at: String,
     #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::openapi_scalars::Timestamp>))]

@@ -3,19 +3,21 @@
 //! is hashed, looked up by hash, and the stored hash compared in constant time.
 //!
 //! [`Auth`] is the extractor: no, unknown or revoked credential → 401 `unauthorized` with
-//! `WWW-Authenticate: Bearer`. Routes that a valid principal may not call answer 403 through
-//! [`Auth::device`].
+//! `WWW-Authenticate: Bearer`; a connection without the route's scope → 403 `forbidden`
+//! naming it (scope_check.rs). Routes that a valid principal may not call answer 403 through
+//! [`DeviceAuth`].
 
-use axum::extract::FromRequestParts;
+use axum::extract::{FromRequestParts, MatchedPath};
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use axum::http::HeaderMap;
 use herald_protocol::wire::{CONNECTION_BEARER_PREFIX, DEVICE_BEARER_PREFIX};
-use herald_protocol::{AccountId, DeviceId};
+use herald_protocol::{AccountId, DeviceId, ErrorCode};
 use ring::rand::{SecureRandom, SystemRandom};
 use subtle::ConstantTimeEq;
 
 use crate::error::ApiError;
+use crate::scope_check::{missing_scope_message, required_scope};
 use crate::state::AppState;
 use crate::store::{Principal, TokenHash};
 
@@ -91,6 +93,18 @@ impl FromRequestParts<AppState> for Auth {
         };
         if !kind_ok {
             return Err(ApiError::unauthorized());
+        }
+        // A connection holds only the scopes it was created with (scope_check.rs).
+        if let Principal::Connection { .. } = row.principal {
+            let route = parts.extensions.get::<MatchedPath>().map(|p| p.as_str());
+            if let Some(scope) = route.and_then(|r| required_scope(&parts.method, r)) {
+                if !row.scopes.contains(&scope) {
+                    return Err(ApiError::with_message(
+                        ErrorCode::Forbidden,
+                        missing_scope_message(scope),
+                    ));
+                }
+            }
         }
         if let (Principal::Device { device_id, .. }, Some(last_seen)) =
             (&row.principal, row.last_seen)

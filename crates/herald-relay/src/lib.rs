@@ -26,6 +26,7 @@ pub mod public_url;
 #[doc(hidden)]
 pub use mcp::fuzzing as mcp_fuzzing;
 mod routes;
+mod scope_check;
 mod state;
 pub mod store;
 mod ws;

@@ -110,7 +110,13 @@ pub fn connection_request(
         encryption_key: placeholder_key(),
         created_at: CREATED_AT.into(),
     });
-    (CreateConnectionRequest { certificate }, connection_id)
+    (
+        CreateConnectionRequest {
+            certificate,
+            scopes: None,
+        },
+        connection_id,
+    )
 }
 
 /// An account with its first device, as created through `POST /accounts`.

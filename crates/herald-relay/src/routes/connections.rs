@@ -5,6 +5,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::Json;
 use herald_protocol::envelope::CertificateBody;
+use herald_protocol::scopes::Scope;
 use herald_protocol::wire::{
     ConnectionInfo, ConnectionList, CreateConnectionRequest, CreateConnectionResponse,
     CONNECTION_BEARER_PREFIX,
@@ -44,12 +45,14 @@ pub(super) async fn create(
         ));
     }
     check_name(&name, "certificate.name")?;
+    let scopes = checked_scopes(req.scopes)?;
     let bearer = new_token(CONNECTION_BEARER_PREFIX)?;
     let new = NewConnection {
         account_id: account_id.clone(),
         connection_id: connection_id.clone(),
         certificate: req.certificate,
         name,
+        scopes: scopes.clone(),
         token_hash: token_hash(&bearer),
         now: state.now(),
     };
@@ -60,8 +63,34 @@ pub(super) async fn create(
         Json(CreateConnectionResponse {
             connection_id,
             bearer,
+            scopes,
         }),
     ))
+}
+
+/// The scopes of a new connection: all when none are named; otherwise 1–3 distinct ones,
+/// returned in [`Scope::ALL`] order.
+///
+/// # Errors
+/// `invalid_request` naming `scopes` for an empty list or a repeated scope (an unknown name
+/// fails earlier, when the body is parsed).
+fn checked_scopes(requested: Option<Vec<Scope>>) -> Result<Vec<Scope>, ApiError> {
+    let Some(mut scopes) = requested else {
+        return Ok(Scope::ALL.to_vec());
+    };
+    if scopes.is_empty() {
+        return Err(ApiError::invalid(
+            "scopes",
+            "A connection needs at least one scope: messages:send, messages:read or events:read.",
+        ));
+    }
+    let named = scopes.len();
+    scopes.sort();
+    scopes.dedup();
+    if scopes.len() != named {
+        return Err(ApiError::invalid("scopes", "Name each scope once."));
+    }
+    Ok(scopes)
 }
 
 pub(super) async fn list(
@@ -77,6 +106,7 @@ pub(super) async fn list(
             .map(|r| ConnectionInfo {
                 id: r.id,
                 name: r.name,
+                scopes: r.scopes,
                 created_at: format_time(r.created_at),
                 revoked_at: r.revoked_at.map(format_time),
             })

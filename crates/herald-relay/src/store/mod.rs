@@ -18,6 +18,7 @@ pub(crate) mod suite;
 
 use chrono::{DateTime, Utc};
 use herald_protocol::envelope::{Certificate, Envelope};
+use herald_protocol::scopes::Scope;
 use herald_protocol::wire::MessageRecord;
 use herald_protocol::{AccountId, ConnectionId, DeviceId, ErrorCode, MessageId, Revision};
 
@@ -156,6 +157,8 @@ impl Viewer {
 #[derive(Debug, Clone)]
 pub struct CredentialRow {
     pub principal: Principal,
+    /// A connection's scopes; devices hold every scope (an empty list here).
+    pub scopes: Vec<Scope>,
     /// The stored hash, compared in constant time by the caller.
     pub token_hash: TokenHash,
     pub revoked: bool,
@@ -185,6 +188,8 @@ pub struct NewConnection {
     pub connection_id: ConnectionId,
     pub certificate: Certificate,
     pub name: String,
+    /// Distinct, in [`Scope::ALL`] order.
+    pub scopes: Vec<Scope>,
     pub token_hash: TokenHash,
     pub now: DateTime<Utc>,
 }
@@ -194,6 +199,7 @@ pub struct NewConnection {
 pub struct ConnectionRow {
     pub id: ConnectionId,
     pub name: String,
+    pub scopes: Vec<Scope>,
     pub certificate: Certificate,
     pub created_at: DateTime<Utc>,
     pub revoked_at: Option<DateTime<Utc>>,

@@ -83,6 +83,7 @@ pub fn seed_account(store: &dyn Store) {
 pub fn add_connection(store: &dyn Store, n: u8) {
     store
         .create_connection(NewConnection {
+            scopes: herald_protocol::scopes::Scope::ALL.to_vec(),
             account_id: account_id(),
             connection_id: connection_id(n),
             certificate: cert("connection"),
@@ -275,6 +276,7 @@ pub fn keys_skip_revoked_connections(store: &dyn Store) {
         "with their revocation time"
     );
     let err = store.create_connection(NewConnection {
+        scopes: herald_protocol::scopes::Scope::ALL.to_vec(),
         account_id: account_id(),
         connection_id: connection_id(2),
         certificate: cert("c"),

@@ -31,6 +31,7 @@ mod messages;
 mod oauth;
 mod openapi;
 mod public_url;
+mod scopes;
 mod secret_files;
 mod secrets;
 mod storage;

@@ -8,6 +8,7 @@ use crate::store::{
     ConnectionRow, CredentialRow, NewConnection, Principal, StoreError, StoreResult, TokenHash,
 };
 use herald_protocol::envelope::Certificate;
+use herald_protocol::scopes::Scope;
 use herald_protocol::{AccountId, ConnectionId};
 
 pub(super) const MIGRATION_004: &str = "
@@ -23,11 +24,35 @@ CREATE TABLE connections (
 CREATE INDEX connections_by_account ON connections (account_id);
 ";
 
+/// Scopes (docs/authorization.md, "Scopes"): space-separated names. Connections made before
+/// scopes existed could do everything, and keep it.
+pub(super) const MIGRATION_015: &str = "
+ALTER TABLE connections ADD COLUMN scopes TEXT NOT NULL
+    DEFAULT 'messages:send messages:read events:read';
+";
+
+fn scopes_to_text(scopes: &[Scope]) -> String {
+    scopes
+        .iter()
+        .map(|s| s.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The stored names; a name this relay does not know (written by a newer one) grants nothing.
+fn scopes_from_text(text: &str) -> Vec<Scope> {
+    let mut scopes: Vec<Scope> = text.split(' ').filter_map(Scope::parse).collect();
+    scopes.sort();
+    scopes.dedup();
+    scopes
+}
+
 pub(super) fn insert(conn: &Connection, c: &NewConnection) -> StoreResult<()> {
     let inserted = conn
         .prepare_cached(
-            "INSERT INTO connections (id, account_id, name, certificate, token_hash, created_at_ms)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(id) DO NOTHING",
+            "INSERT INTO connections
+                 (id, account_id, name, certificate, token_hash, created_at_ms, scopes)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT(id) DO NOTHING",
         )?
         .execute(params![
             c.connection_id.as_str(),
@@ -35,7 +60,8 @@ pub(super) fn insert(conn: &Connection, c: &NewConnection) -> StoreResult<()> {
             c.name,
             cert_to_json(&c.certificate)?,
             &c.token_hash[..],
-            c.now.timestamp_millis()
+            c.now.timestamp_millis(),
+            scopes_to_text(&c.scopes)
         ])?;
     if inserted == 0 {
         return Err(StoreError::ConnectionExists);
@@ -45,7 +71,7 @@ pub(super) fn insert(conn: &Connection, c: &NewConnection) -> StoreResult<()> {
 
 pub(super) fn list(conn: &Connection, account: &AccountId) -> StoreResult<Vec<ConnectionRow>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT id, name, certificate, created_at_ms, revoked_at_ms FROM connections
+        "SELECT id, name, certificate, created_at_ms, revoked_at_ms, scopes FROM connections
          WHERE account_id = ?1 ORDER BY created_at_ms, id",
     )?;
     let rows = stmt.query_map([account.as_str()], |r| {
@@ -55,13 +81,15 @@ pub(super) fn list(conn: &Connection, account: &AccountId) -> StoreResult<Vec<Co
             r.get::<_, String>(2)?,
             r.get::<_, i64>(3)?,
             r.get::<_, Option<i64>>(4)?,
+            r.get::<_, String>(5)?,
         ))
     })?;
     rows.map(|r| {
-        let (id, name, cert, created, revoked) = r?;
+        let (id, name, cert, created, revoked, scopes) = r?;
         Ok(ConnectionRow {
             id: parse_id(&id)?,
             name,
+            scopes: scopes_from_text(&scopes),
             certificate: cert_from_json(&cert)?,
             created_at: from_millis(created)?,
             revoked_at: revoked.map(from_millis).transpose()?,
@@ -104,25 +132,29 @@ pub(super) fn active_certificates(
     rows.map(|r| cert_from_json(&r?)).collect()
 }
 
+/// id, account id, token hash, revoked at (ms), scopes.
+type CredentialColumns = (String, String, Vec<u8>, Option<i64>, String);
+
 pub(super) fn by_token_hash(
     conn: &Connection,
     hash: &TokenHash,
 ) -> StoreResult<Option<CredentialRow>> {
-    let row: Option<(String, String, Vec<u8>, Option<i64>)> = conn
+    let row: Option<CredentialColumns> = conn
         .prepare_cached(
-            "SELECT id, account_id, token_hash, revoked_at_ms FROM connections
+            "SELECT id, account_id, token_hash, revoked_at_ms, scopes FROM connections
              WHERE token_hash = ?1",
         )?
         .query_row([&hash[..]], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
         })
         .optional()?;
-    row.map(|(id, account, hash, revoked)| {
+    row.map(|(id, account, hash, revoked, scopes)| {
         Ok(CredentialRow {
             principal: Principal::Connection {
                 account: parse_id(&account)?,
                 connection_id: parse_id(&id)?,
             },
+            scopes: scopes_from_text(&scopes),
             token_hash: hash_from_blob(&hash)?,
             revoked: revoked.is_some(),
             last_seen: None,

@@ -84,6 +84,7 @@ pub(super) fn by_token_hash(
         .optional()?;
     row.map(|(id, account, hash, last_seen, revoked_at)| {
         Ok(CredentialRow {
+            scopes: Vec::new(),
             principal: Principal::Device {
                 account: super::parse_id(&account)?,
                 device_id: super::parse_id(&id)?,

@@ -60,6 +60,7 @@ fn migrations() -> Migrations<'static> {
         M::up(agent_credentials::MIGRATION_012),
         M::up(notifications::MIGRATION_013),
         M::up(events::MIGRATION_014),
+        M::up(connections::MIGRATION_015),
     ])
 }
 
@@ -499,6 +500,32 @@ mod tests {
         migrations()
             .validate()
             .expect("migrations must apply cleanly");
+    }
+
+    /// A connection made before scopes existed keeps doing everything it could.
+    #[test]
+    fn connections_from_before_scopes_hold_every_scope() {
+        let mut conn = Connection::open_in_memory().expect("memory db");
+        migrations()
+            .to_version(&mut conn, 14)
+            .expect("migrate to 14");
+        conn.execute_batch(
+            "PRAGMA foreign_keys = OFF;
+             INSERT INTO connections (id, account_id, name, certificate, token_hash, created_at_ms)
+             VALUES ('con_old', 'acc_old', 'Old', '{}', x'01', 0);",
+        )
+        .expect("a connection of the old schema");
+        migrations()
+            .to_latest(&mut conn)
+            .expect("migrate to latest");
+        let scopes: String = conn
+            .query_row(
+                "SELECT scopes FROM connections WHERE id = 'con_old'",
+                [],
+                |r| r.get(0),
+            )
+            .expect("scopes");
+        assert_eq!(scopes, "messages:send messages:read events:read");
     }
 
     /// The only check of fsync-level durability: the kill -9 fault tests cannot see a missing

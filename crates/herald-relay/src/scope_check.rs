@@ -1,0 +1,61 @@
+//! Which scope a connection bearer needs for each route (docs/authorization.md, "Scopes").
+//! [`crate::auth::Auth`] asks [`required_scope`] for every connection request before the
+//! route runs.
+
+use axum::http::Method;
+use herald_protocol::scopes::Scope;
+
+/// The scope a connection needs to call `method` on the route pattern `path` (axum's matched
+/// path, e.g. `/messages/{id}`). `None`: no particular scope — `GET /keys`, which sending and
+/// reading both need, and routes a connection may not call at all (their own rule answers
+/// 403).
+pub fn required_scope(method: &Method, path: &str) -> Option<Scope> {
+    let scope = match (method.as_str(), path) {
+        ("GET", "/ws") => Scope::EventsRead,
+        ("POST", "/messages")
+        | ("POST", "/messages/{id}/cancel")
+        | ("POST", "/files")
+        | ("PUT", "/files/{id}")
+        | ("GET", "/messages/{id}/offer-key")
+        | ("PUT", "/messages/{id}/offer-key")
+        | ("POST", "/messages/{id}/secret-payload") => Scope::MessagesSend,
+        ("GET", "/messages")
+        | ("GET", "/messages/{id}")
+        | ("GET", "/messages/{id}/thread")
+        | ("GET", "/files/{id}")
+        | ("POST", "/messages/{id}/secret/collect")
+        | ("POST", "/messages/{id}/secret-payload/collect") => Scope::MessagesRead,
+        _ => return None,
+    };
+    Some(scope)
+}
+
+/// The refusal's message: names the scope, so the person knows which connection to make.
+pub fn missing_scope_message(scope: Scope) -> String {
+    format!(
+        "This connection does not hold the scope {scope}. Create a connection with it in Herald's \
+         Connections screen."
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_connection_route_has_its_scope() {
+        let cases = [
+            (Method::GET, "/ws", Some(Scope::EventsRead)),
+            (Method::POST, "/messages", Some(Scope::MessagesSend)),
+            (Method::GET, "/messages", Some(Scope::MessagesRead)),
+            (Method::GET, "/messages/{id}", Some(Scope::MessagesRead)),
+            (Method::PUT, "/files/{id}", Some(Scope::MessagesSend)),
+            (Method::GET, "/files/{id}", Some(Scope::MessagesRead)),
+            (Method::GET, "/keys", None),
+            (Method::POST, "/connections", None),
+        ];
+        for (method, path, scope) in cases {
+            assert_eq!(required_scope(&method, path), scope, "{method} {path}");
+        }
+    }
+}
