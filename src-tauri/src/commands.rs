@@ -35,9 +35,14 @@ pub async fn list_connections<R: Runtime>(app: AppHandle<R>) -> CmdResult<Vec<Co
 pub async fn create_connection<R: Runtime>(
     app: AppHandle<R>,
     name: String,
+    scopes: Option<Vec<String>>,
 ) -> CmdResult<NewConnection> {
     let state = app.state::<AppState>();
-    state.core.create_connection(&name).await.map_err(ui_error)
+    state
+        .core
+        .create_connection(&name, scopes.as_deref())
+        .await
+        .map_err(ui_error)
 }
 
 pub async fn inbox<R: Runtime>(app: AppHandle<R>) -> CmdResult<Vec<MessageSummary>> {

@@ -248,7 +248,7 @@ pub async fn create_account(relay_url: &str, dir: &Path) -> anyhow::Result<Accou
 /// token (kept in memory only). Errors: the relay's refusal or a malformed token, as text.
 pub async fn connect_agent(core: &Core, name: &str) -> anyhow::Result<AgentClient> {
     let connection = core
-        .create_connection(name)
+        .create_connection(name, None)
         .await
         .map_err(|e| anyhow!("create connection: {e}"))?;
     let token =

@@ -93,8 +93,9 @@ pub async fn whoami(dir: DataDirArgs) -> Result<ExitCode> {
 /// `herald connection …`.
 pub async fn connection(args: ConnectionArgs) -> Result<ExitCode> {
     match args.command {
-        ConnectionCommand::Create { dir, name } => {
-            let created = ready(&dir)?.create_connection(&name).await?;
+        ConnectionCommand::Create { dir, name, scopes } => {
+            let scopes = (!scopes.is_empty()).then_some(scopes.as_slice());
+            let created = ready(&dir)?.create_connection(&name, scopes).await?;
             crate::terminal::print_shown_once(
                 &created.token,
                 "connection",
@@ -105,9 +106,10 @@ pub async fn connection(args: ConnectionArgs) -> Result<ExitCode> {
                 &dir.resume_flags(),
             )?;
             crate::note!(
-                "Connection {:?} created ({}). The token above is shown once.",
+                "Connection {:?} created ({}, may: {}). The token above is shown once.",
                 created.name,
-                created.id
+                created.id,
+                created.scopes.join(" ")
             );
             crate::note!(
                 "Give it to the agent as HERALD_TOKEN (or a 0600 file), with HERALD_URL={}",
@@ -124,7 +126,8 @@ pub async fn connection(args: ConnectionArgs) -> Result<ExitCode> {
         }
         ConnectionCommand::List { dir } => {
             for c in ready(&dir)?.list_connections().await? {
-                crate::out!("{}  {}  {}", c.id, c.created_at, line(&c.name))?;
+                let scopes = c.scopes.join(",");
+                crate::out!("{}  {}  {}  {}", c.id, c.created_at, scopes, line(&c.name))?;
             }
         }
     }

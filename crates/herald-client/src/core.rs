@@ -282,11 +282,18 @@ impl Core {
 
     /// Creates a connection for an agent: derives its keys from a fresh seed, certifies them
     /// with the account identity key, registers the certificate, and returns the token once.
-    /// The seed is not kept on this device.
-    pub async fn create_connection(&self, name: &str) -> Result<NewConnection> {
+    /// The seed is not kept on this device. `scopes` (names, docs/authorization.md "Scopes"):
+    /// what the token may do; `None` for all three. Errors: `invalid_input` for a bad name, no
+    /// scope or an unknown one.
+    pub async fn create_connection(
+        &self,
+        name: &str,
+        scopes: Option<&[String]>,
+    ) -> Result<NewConnection> {
         let name = name.trim();
         herald_protocol::text::check_label(name, 100)
             .map_err(|e| Error::InvalidInput(format!("the connection name {e}")))?;
+        let scopes = scopes.map(parse_scopes).transpose()?;
         let session = self.inner.session()?;
         let seed = zeroize::Zeroizing::new(herald_crypto::random_bytes::<32>());
         let keys = ConnectionKeys::from_seed(&seed);
@@ -300,7 +307,7 @@ impl Core {
             .http
             .create_connection(&CreateConnectionRequest {
                 certificate,
-                scopes: None,
+                scopes,
             })
             .await?;
         let token = ConnectionToken::new(
@@ -314,6 +321,7 @@ impl Core {
             name: name.to_owned(),
             token: token.to_string_secret().to_string(),
             relay_url: session.state.relay_url.clone(),
+            scopes: scope_names(&created.scopes),
         })
     }
 
@@ -340,6 +348,7 @@ impl Core {
             .map(|c| ConnectionView {
                 id: c.id.to_string(),
                 name: c.name,
+                scopes: scope_names(&c.scopes),
                 created_at: c.created_at,
             })
             .collect())
@@ -532,6 +541,29 @@ impl Core {
 }
 
 /// A storage error while opening `dir`, naming it (`data dir /path: Permission denied`).
+/// Scope names as the UI sends them, checked: at least one, each known (repeats are merged).
+fn parse_scopes(names: &[String]) -> Result<Vec<herald_protocol::scopes::Scope>> {
+    if names.is_empty() {
+        return Err(Error::InvalidInput(
+            "choose at least one thing the connection may do".into(),
+        ));
+    }
+    let mut scopes = names
+        .iter()
+        .map(|name| {
+            herald_protocol::scopes::Scope::parse(name)
+                .ok_or_else(|| Error::InvalidInput(format!("unknown scope {name:?}")))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    scopes.sort();
+    scopes.dedup();
+    Ok(scopes)
+}
+
+fn scope_names(scopes: &[herald_protocol::scopes::Scope]) -> Vec<String> {
+    scopes.iter().map(|s| s.as_str().to_owned()).collect()
+}
+
 fn in_data_dir(dir: &std::path::Path, e: Error) -> Error {
     match e {
         Error::Storage(text) => Error::Storage(format!("data dir {}: {text}", dir.display())),

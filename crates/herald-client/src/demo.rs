@@ -125,7 +125,7 @@ pub fn demo_messages() -> Vec<MessageContent> {
 /// Creates the demo connection and sends the demo messages (requests expire after 24 h).
 /// Returns the number sent.
 pub async fn run_demo(core: &Core) -> Result<usize> {
-    let connection = core.create_connection(DEMO_CONNECTION_NAME).await?;
+    let connection = core.create_connection(DEMO_CONNECTION_NAME, None).await?;
     let token = ConnectionToken::parse(&connection.token)?;
     let agent = AgentClient::new(&connection.relay_url, token)?;
     let messages = demo_messages();

@@ -168,7 +168,7 @@ mod tests {
         .expect("core opens");
         core.create_account(&relay.url()).await.expect("account");
         let connection = core
-            .create_connection("ci-agent")
+            .create_connection("ci-agent", None)
             .await
             .expect("connection");
         let agent = AgentClient::new(

@@ -40,7 +40,10 @@ async fn ask_refuses_before_uploading_or_sending() {
     .expect("relay starts");
     let core = core_setup::open_core(&dir.path().join("device"), "Test laptop");
     core.create_account(&relay.url()).await.expect("account");
-    let created = core.create_connection("Agent").await.expect("connection");
+    let created = core
+        .create_connection("Agent", None)
+        .await
+        .expect("connection");
     let token = ConnectionToken::parse(&created.token).expect("token parses");
     let agent = AgentClient::new(&relay.url(), token).expect("agent");
     let file = dir.path().join("notes.txt");

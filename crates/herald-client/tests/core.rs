@@ -97,7 +97,7 @@ async fn request_arrives_live_is_answered_and_survives_restart() {
     );
 
     let connection = core
-        .create_connection("deploy-bot")
+        .create_connection("deploy-bot", None)
         .await
         .expect("connection");
     assert_eq!(core.list_connections().await.unwrap().len(), 1, "listed");
@@ -244,7 +244,7 @@ async fn broken_content_becomes_an_error_card_and_the_inbox_keeps_working() {
     let env = env().await;
     let core = open(env.device_dir.path());
     core.create_account(&env.relay.url()).await.unwrap();
-    let connection = core.create_connection("buggy-bot").await.unwrap();
+    let connection = core.create_connection("buggy-bot", None).await.unwrap();
     let agent = AgentClient::new(
         &connection.relay_url,
         ConnectionToken::parse(&connection.token).unwrap(),
@@ -300,7 +300,7 @@ async fn a_title_breaking_the_title_rule_is_refused_and_shown_inert() {
     let env = env().await;
     let core = open(env.device_dir.path());
     core.create_account(&env.relay.url()).await.unwrap();
-    let connection = core.create_connection("buggy-bot").await.unwrap();
+    let connection = core.create_connection("buggy-bot", None).await.unwrap();
     let agent = AgentClient::new(
         &connection.relay_url,
         ConnectionToken::parse(&connection.token).unwrap(),
@@ -349,7 +349,7 @@ async fn a_corrupt_cache_is_rebuilt_from_the_relay_and_keys_are_untouched() {
     let env = env().await;
     let core = open(env.device_dir.path());
     let onboard = core.create_account(&env.relay.url()).await.unwrap();
-    let connection = core.create_connection("bot").await.unwrap();
+    let connection = core.create_connection("bot", None).await.unwrap();
     let agent = AgentClient::new(
         &connection.relay_url,
         ConnectionToken::parse(&connection.token).unwrap(),
@@ -397,7 +397,7 @@ async fn the_gallery_renders_every_block_and_field_type() {
     let env = env().await;
     let core = open(env.device_dir.path());
     core.create_account(&env.relay.url()).await.unwrap();
-    let connection = core.create_connection("gallery-bot").await.unwrap();
+    let connection = core.create_connection("gallery-bot", None).await.unwrap();
     let agent = AgentClient::new(
         &connection.relay_url,
         ConnectionToken::parse(&connection.token).unwrap(),

@@ -71,7 +71,10 @@ async fn titles(core: &Core) -> Vec<String> {
 /// An account on `first` with one connection; returns (recovery key, connection token).
 async fn account(env: &Env, first: &Core) -> (String, String) {
     let onboard = first.create_account(&env.url()).await.expect("account");
-    let connection = first.create_connection("ci-bot").await.expect("connection");
+    let connection = first
+        .create_connection("ci-bot", None)
+        .await
+        .expect("connection");
     (onboard.recovery_key, connection.token)
 }
 

@@ -137,7 +137,10 @@ async fn new_client(root: &std::path::Path, i: usize, relay_url: &str, gate_url:
     })
     .expect("core opens");
     core.create_account(gate_url).await.expect("account");
-    let conn = core.create_connection("bot").await.expect("connection");
+    let conn = core
+        .create_connection("bot", None)
+        .await
+        .expect("connection");
     let agent = AgentClient::new(relay_url, ConnectionToken::parse(&conn.token).unwrap())
         .expect("agent client");
     Client { core, agent }

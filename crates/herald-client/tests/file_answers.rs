@@ -46,7 +46,10 @@ async fn connection(
     relay: &herald_relay::RunningRelay,
     name: &str,
 ) -> (AgentClient, ConnectionToken) {
-    let created = core.create_connection(name).await.expect("connection");
+    let created = core
+        .create_connection(name, None)
+        .await
+        .expect("connection");
     let token = ConnectionToken::parse(&created.token).expect("token parses");
     (
         AgentClient::new(&relay.url(), token.clone()).expect("agent"),

@@ -42,7 +42,10 @@ async fn env() -> Env {
     let relay = herald_relay::spawn_with_state(state, listener).expect("relay starts");
     let core = core_setup::open_core(&dir.path().join("device"), "Test laptop");
     core.create_account(&relay.url()).await.expect("account");
-    let created = core.create_connection("Agent").await.expect("connection");
+    let created = core
+        .create_connection("Agent", None)
+        .await
+        .expect("connection");
     let token = ConnectionToken::parse(&created.token).expect("token parses");
     let agent = AgentClient::new(&relay.url(), token.clone()).expect("agent");
     Env {

@@ -76,7 +76,10 @@ fn agent(url: &str, token: &str) -> AgentClient {
 /// An account on `first` with one connection; returns (recovery key, connection token).
 async fn account(env: &Env, first: &Core) -> (String, String) {
     let onboard = first.create_account(&env.url()).await.expect("account");
-    let connection = first.create_connection("ci-bot").await.expect("connection");
+    let connection = first
+        .create_connection("ci-bot", None)
+        .await
+        .expect("connection");
     (onboard.recovery_key, connection.token)
 }
 

@@ -62,7 +62,11 @@ async fn env() -> Env {
 
 impl Env {
     async fn agent(&self, name: &str) -> AgentClient {
-        let created = self.core.create_connection(name).await.expect("connection");
+        let created = self
+            .core
+            .create_connection(name, None)
+            .await
+            .expect("connection");
         AgentClient::new(
             &created.relay_url,
             herald_crypto::ConnectionToken::parse(&created.token).unwrap(),

@@ -56,7 +56,11 @@ async fn env() -> Env {
 
 impl Env {
     async fn agent(&self, name: &str) -> (AgentClient, ConnectionToken) {
-        let created = self.core.create_connection(name).await.expect("connection");
+        let created = self
+            .core
+            .create_connection(name, None)
+            .await
+            .expect("connection");
         let token = ConnectionToken::parse(&created.token).unwrap();
         let agent = AgentClient::new(
             &created.relay_url,

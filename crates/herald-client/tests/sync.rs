@@ -41,7 +41,10 @@ fn note(title: &str) -> MessageContent {
 async fn setup(relay_url: &str, device_dir: &std::path::Path) -> (Core, AgentClient) {
     let core = open(device_dir);
     core.create_account(relay_url).await.expect("account");
-    let c = core.create_connection("bot").await.expect("connection");
+    let c = core
+        .create_connection("bot", None)
+        .await
+        .expect("connection");
     let agent = AgentClient::new(&c.relay_url, ConnectionToken::parse(&c.token).unwrap()).unwrap();
     (core, agent)
 }

@@ -15,8 +15,8 @@ commands! {
     create_account(relay_url: Option<String>) -> OnboardResult => crate::commands::create_account;
     /// The agent connections of this account.
     list_connections() -> Vec<ConnectionView> => crate::commands::list_connections;
-    /// Creates a connection named `name` and returns its one-time token.
-    create_connection(name: String) -> NewConnection => crate::commands::create_connection;
+    /// Creates a connection named `name` and returns its one-time token. `scopes`: what it may do (`messages:send`, `messages:read`, `events:read`); null for all three.
+    create_connection(name: String, scopes: Option<Vec<String>>) -> NewConnection => crate::commands::create_connection;
     /// Every cached message, newest first.
     inbox() -> Vec<MessageSummary> => crate::commands::inbox;
     /// A page of the inbox: the `limit` (1..=5,000) newest messages, or those older than `before`.

@@ -19,3 +19,29 @@ export const TOKEN_FILE = "~/.config/herald/token";
 export function revokePrompt(name: string): string {
   return `Revoke ${name}? Its token stops working at once; agents using it can no longer send or read answers.`;
 }
+
+/** A connection's scope, as the shell names it (docs/authorization.md, "Scopes"). */
+export type Scope = "messages:send" | "messages:read" | "events:read";
+
+/** Every scope with what it lets the agent do, in the published order. */
+export const SCOPES: readonly { scope: Scope; label: string; hint: string }[] = [
+  { scope: "messages:send", label: "Send you messages and requests", hint: "and cancel its own requests" },
+  { scope: "messages:read", label: "Read its messages and your answers", hint: "needed to wait for an answer" },
+  { scope: "events:read", label: "Get live updates", hint: "a socket that says when something changed" },
+];
+
+/**
+ * The `scopes` argument of `createConnection` for the boxes ticked: null (all three, the
+ * relay's default) when every box is ticked, else the ticked ones in the published order.
+ */
+export function scopesToCreate(ticked: ReadonlySet<Scope>): Scope[] | null {
+  const chosen = SCOPES.map((s) => s.scope).filter((s) => ticked.has(s));
+  return chosen.length === SCOPES.length ? null : chosen;
+}
+
+/** A short line of what a listed connection may do ("" when it may do everything). */
+export function scopeSummary(scopes: readonly string[]): string {
+  if (SCOPES.every((s) => scopes.includes(s.scope))) return "";
+  const names: Record<string, string> = { "messages:send": "send", "messages:read": "read", "events:read": "live updates" };
+  return `only ${scopes.map((s) => names[s] ?? s).join(", ")}`;
+}

@@ -349,6 +349,12 @@ pub enum ConnectionCommand {
         dir: DataDirArgs,
         #[arg(long)]
         name: String,
+        /// What its token may do; repeat for several (default: all three). `messages:send`
+        /// sends and cancels, `messages:read` reads its messages and their answers,
+        /// `events:read` opens live updates (`/ws`).
+        #[arg(long = "scope", value_name = "SCOPE",
+              value_parser = ["messages:send", "messages:read", "events:read"])]
+        scopes: Vec<String>,
     },
     /// List connections.
     List {

@@ -344,3 +344,70 @@ fn usage_errors_exit_1_and_an_answered_request_reports_answered_even_with_a_zero
     let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(answer["actionId"], "ok", "the answer is printed");
 }
+
+#[test]
+fn a_send_only_connection_sends_and_is_refused_reading() {
+    let s = setup();
+    let token = ok_stdout(herald(s.home.path()).args([
+        "connection",
+        "create",
+        "--name",
+        "notifier",
+        "--scope",
+        "messages:send",
+    ]))
+    .trim()
+    .to_owned();
+    let list = ok_stdout(herald(s.home.path()).args(["connection", "list"]));
+    let listed: Vec<&str> = list.lines().collect();
+    assert!(
+        listed
+            .iter()
+            .any(|l| l.ends_with("  messages:send  notifier")),
+        "the list shows its one scope: {list}"
+    );
+    assert!(
+        listed
+            .iter()
+            .any(|l| l.ends_with("  messages:send,messages:read,events:read  ci-bot")),
+        "and the default connection's three: {list}"
+    );
+    let send_only = |args: &[&str]| {
+        let mut cmd = herald(s.home.path());
+        cmd.env("HERALD_URL", &s.relay.url)
+            .env("HERALD_TOKEN", &token)
+            .args(args);
+        run(&mut cmd)
+    };
+    let sent = send_only(&["send", "--title", "Build finished"]);
+    assert_eq!(sent.status.code(), Some(0), "it may send: {sent:?}");
+    wait_for_title(&s, "Build finished");
+    let asked = send_only(&["ask", "--title", "Deploy?", "--action", "approve:Approve"]);
+    let stderr = String::from_utf8_lossy(&asked.stderr);
+    assert_ne!(
+        asked.status.code(),
+        Some(0),
+        "it cannot wait for an answer: {stderr}"
+    );
+    assert!(
+        stderr.contains("messages:read"),
+        "the refusal names the missing scope: {stderr}"
+    );
+    let unknown = run(herald(s.home.path()).args([
+        "connection",
+        "create",
+        "--name",
+        "x",
+        "--scope",
+        "messages:write",
+    ]));
+    assert_eq!(
+        unknown.status.code(),
+        Some(1),
+        "an unknown scope is a usage error"
+    );
+    assert!(
+        String::from_utf8_lossy(&unknown.stderr).contains("messages:read"),
+        "which lists the scopes there are: {unknown:?}"
+    );
+}

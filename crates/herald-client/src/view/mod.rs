@@ -64,6 +64,9 @@ pub struct OnboardResult {
 pub struct ConnectionView {
     pub id: String,
     pub name: String,
+    /// What its token may do: `messages:send`, `messages:read`, `events:read` (docs/
+    /// authorization.md, "Scopes"), in that order.
+    pub scopes: Vec<String>,
     /// RFC 3339, UTC.
     pub created_at: String,
 }
@@ -79,6 +82,8 @@ pub struct NewConnection {
     pub token: String,
     /// The relay URL the agent should use as `HERALD_URL`.
     pub relay_url: String,
+    /// What the token may do, as in [`ConnectionView::scopes`].
+    pub scopes: Vec<String>,
 }
 
 /// Lifecycle of a message as the relay reports it.

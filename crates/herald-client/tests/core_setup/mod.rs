@@ -40,7 +40,10 @@ pub fn open_core(dir: &Path, name: &str) -> Core {
 /// Makes connection `name` on `core` (which has an account) and an agent posting with its
 /// token to `relay_url`.
 pub async fn connect_agent(core: &Core, relay_url: &str, name: &str) -> AgentClient {
-    let created = core.create_connection(name).await.expect("connection");
+    let created = core
+        .create_connection(name, None)
+        .await
+        .expect("connection");
     AgentClient::new(relay_url, ConnectionToken::parse(&created.token).unwrap())
         .expect("agent client")
 }

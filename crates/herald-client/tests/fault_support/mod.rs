@@ -36,7 +36,7 @@ impl World {
         let core = open_core(dir.path(), "Laptop");
         let onboard = core.create_account(&relay.url).await.expect("account");
         let connection = core
-            .create_connection("fault-bot")
+            .create_connection("fault-bot", None)
             .await
             .expect("connection");
         let agent = AgentClient::new(

@@ -118,8 +118,9 @@ export function listConnections(): Promise<ConnectionView[]> {
   return call("list_connections");
 }
 
-export function createConnection(name: string): Promise<NewConnection> {
-  return call("create_connection", { name });
+/** `scopes`: what the connection may do (lib/connections.ts `SCOPES`); null for everything. */
+export function createConnection(name: string, scopes: string[] | null = null): Promise<NewConnection> {
+  return call("create_connection", { name, scopes });
 }
 
 /** Revokes a connection: the relay refuses its token from the next request on (errors: not_found). */

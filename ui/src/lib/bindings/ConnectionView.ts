@@ -5,6 +5,11 @@
  */
 export type ConnectionView = { id: string, name: string, 
 /**
+ * What its token may do: `messages:send`, `messages:read`, `events:read` (docs/
+ * authorization.md, "Scopes"), in that order.
+ */
+scopes: Array<string>, 
+/**
  * RFC 3339, UTC.
  */
 createdAt: string, };

@@ -11,4 +11,8 @@ token: string,
 /**
  * The relay URL the agent should use as `HERALD_URL`.
  */
-relayUrl: string, };
+relayUrl: string, 
+/**
+ * What the token may do, as in [`ConnectionView::scopes`].
+ */
+scopes: Array<string>, };

@@ -45,9 +45,9 @@ export interface Commands {
    */
   list_connections: { args: Record<string, never>; result: Array<ConnectionView> };
   /**
-   * Creates a connection named `name` and returns its one-time token.
+   * Creates a connection named `name` and returns its one-time token. `scopes`: what it may do (`messages:send`, `messages:read`, `events:read`); null for all three.
    */
-  create_connection: { args: { name: string }; result: NewConnection };
+  create_connection: { args: { name: string; scopes: Array<string> | null }; result: NewConnection };
   /**
    * Every cached message, newest first.
    */

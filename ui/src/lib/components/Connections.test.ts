@@ -47,3 +47,38 @@ describe("Connections revoke", () => {
     );
   });
 });
+
+describe("Connections scopes", () => {
+  const createConnection = vi.mocked(backend.createConnection);
+
+  it("creates with every scope by default, and with fewer when boxes are unticked", async () => {
+    createConnection.mockResolvedValue({
+      id: "conn-3",
+      name: "notifier",
+      token: "hdr_x.y.z",
+      relayUrl: "http://127.0.0.1:8457",
+      scopes: ["messages:send"],
+    });
+    render(Connections);
+    const name = await screen.findByTestId("connection-name-input");
+
+    await fireEvent.input(name, { target: { value: "full" } });
+    await fireEvent.click(screen.getByTestId("connection-create"));
+    await vi.waitFor(() => expect(createConnection).toHaveBeenCalledTimes(1));
+    expect(createConnection, "all ticked: the relay's default").toHaveBeenLastCalledWith("full", null);
+    await fireEvent.click(await screen.findByTestId("connection-done"));
+
+    await fireEvent.click(screen.getByTestId("connection-scope-messages:read"));
+    await fireEvent.click(screen.getByTestId("connection-scope-events:read"));
+    await fireEvent.input(screen.getByTestId("connection-name-input"), { target: { value: "notifier" } });
+    await fireEvent.click(screen.getByTestId("connection-create"));
+    await vi.waitFor(() => expect(createConnection).toHaveBeenCalledTimes(2));
+    expect(createConnection, "send only").toHaveBeenLastCalledWith("notifier", ["messages:send"]);
+  });
+
+  it("says what a narrower connection may do in the list", async () => {
+    render(Connections);
+    const notes = await screen.findAllByTestId("connection-scope-note");
+    expect(notes.map((n) => n.textContent), "only ci-agent is narrower").toEqual(["only send"]);
+  });
+});

@@ -208,8 +208,8 @@ export const DIFF_BLOCK: BlockView = {
 };
 
 export const CONNECTIONS: ConnectionView[] = [
-  { id: "conn-1", name: "deploy-bot", createdAt: "2026-02-01T09:00:00Z" },
-  { id: "conn-2", name: "ci-agent", createdAt: "2026-02-02T09:00:00Z" },
+  { id: "conn-1", name: "deploy-bot", scopes: ["messages:send", "messages:read", "events:read"], createdAt: "2026-02-01T09:00:00Z" },
+  { id: "conn-2", name: "ci-agent", scopes: ["messages:send"], createdAt: "2026-02-02T09:00:00Z" },
 ];
 
 /** A notification from an agent, as the core shows it (not end-to-end encrypted). */
