@@ -182,6 +182,21 @@ async function find(id, timeout = UI_TIMEOUT) {
   return el;
 }
 
+/**
+ * The text of the element with `testid`, found afresh: the page may re-render it between a
+ * find and a read (a message pane that just switched), which WebDriver reports as a stale
+ * element; then it is found and read again.
+ */
+async function textOfTestId(testid) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await textOf(await find(testid));
+    } catch (err) {
+      if (err?.name !== "StaleElementReferenceError" || attempt >= 5) throw err;
+    }
+  }
+}
+
 async function click(id) {
   const el = await find(id);
   await driver.wait(until.elementIsEnabled(el), UI_TIMEOUT, `[data-testid=${id}] stayed disabled`);
@@ -420,7 +435,7 @@ function jsonOf(result, what) {
 
 /** Waits until the reading pane shows the message titled `title`. */
 async function paneShows(title, what = `the reading pane shows "${title}"`) {
-  await driver.wait(async () => (await textOf(await find("message-title"))) === title, UI_TIMEOUT, what);
+  await driver.wait(async () => (await textOfTestId("message-title")) === title, UI_TIMEOUT, what);
 }
 
 /**
@@ -674,6 +689,42 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       assert.ok(names.some((n) => n.includes("ci-agent")), `ci-agent is listed (saw ${JSON.stringify(names)})`);
     });
 
+    await step("a connection made with fewer scopes is listed as such", async () => {
+      // Every box starts ticked; the person keeps only "send".
+      for (const scope of ["messages:read", "events:read"]) {
+        const box = await find(`connection-scope-${scope}`);
+        assert.equal(await box.isSelected(), true, `${scope} is ticked by default`);
+        await box.click();
+      }
+      await (await find("connection-name-input")).sendKeys("notifier");
+      await click("connection-create");
+      await driver.wait(
+        async () => {
+          await failOnErrorCard("connection-error");
+          return (await driver.findElements(byTestId("connection-token"))).length > 0;
+        },
+        UI_TIMEOUT,
+        "the send-only connection's token did not appear",
+      );
+      secrets.add("the send-only connection token", (await (await find("connection-token")).getText()).trim());
+      await click("connection-done");
+      const note = await driver.wait(
+        async () => {
+          for (const el of await driver.findElements(byTestId("connection-item"))) {
+            if ((await textOf(el)).includes("notifier")) {
+              const notes = await el.findElements(byTestId("connection-scope-note"));
+              return notes.length > 0 ? textOf(notes[0]) : false;
+            }
+          }
+          return false;
+        },
+        UI_TIMEOUT,
+        "notifier is not listed with its scope",
+      );
+      assert.equal(note, "only send", "the relay kept exactly the one scope");
+      await screenshot("desktop-e2e-connection-scopes.png");
+    });
+
     await step("the request arrives live and is answered with Approve", async () => {
       await click("nav-inbox");
       await find("inbox-list");
@@ -759,7 +810,7 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       );
       await item.click();
       await driver.wait(
-        async () => (await textOf(await find("message-title"))) === FORM_TITLE,
+        async () => (await textOfTestId("message-title")) === FORM_TITLE,
         UI_TIMEOUT,
         "the reading pane shows the form request",
       );
@@ -892,7 +943,7 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
         assert.deepEqual(buttonsOf(shown), {}, "no buttons where the server cannot show them");
         assert.ok(shown.actions.includes("default"), "a click on it is still reported");
         assert.equal(shown.body, `${PLAIN_TITLE}\n${OPEN_TO_ANSWER}`, "it says where to answer");
-        assert.notEqual(await textOf(await find("message-title")), PLAIN_TITLE, "another message is open");
+        assert.notEqual(await textOfTestId("message-title"), PLAIN_TITLE, "another message is open");
         press(shown.id, "default");
         await paneShows(PLAIN_TITLE, "a click on the notification opens its request");
         await find("action-merge");
@@ -907,7 +958,7 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       const request = await notificationFor(TITLE);
       assert.equal(request.sound, SOUND_NEEDS_REPLY, "a request sounds like it needs a reply");
       // The window is open and focused on another message: that keeps no banner away.
-      assert.notEqual(await textOf(await find("message-title")), MESSAGE_TITLE, "another message is open");
+      assert.notEqual(await textOfTestId("message-title"), MESSAGE_TITLE, "another message is open");
       const sent = await withDeadline(
         runHerald(["send", "--title", MESSAGE_TITLE, "--body", "All 481 checks passed."], { HERALD_URL: relayUrl, HERALD_TOKEN: token }).done,
         ANSWER_TIMEOUT,

@@ -74,6 +74,14 @@ describe("Connections scopes", () => {
     await fireEvent.click(screen.getByTestId("connection-create"));
     await vi.waitFor(() => expect(createConnection).toHaveBeenCalledTimes(2));
     expect(createConnection, "send only").toHaveBeenLastCalledWith("notifier", ["messages:send"]);
+    await fireEvent.click(await screen.findByTestId("connection-done"));
+    const boxes = ["messages:send", "messages:read", "events:read"].map(
+      (scope) => screen.getByTestId(`connection-scope-${scope}`) as HTMLInputElement,
+    );
+    expect(
+      boxes.map((b) => b.checked),
+      "the next connection starts from everything again",
+    ).toEqual([true, true, true]);
   });
 
   it("says what a narrower connection may do in the list", async () => {
