@@ -101,5 +101,6 @@ paint = {r["case"].split()[0]: r["summary"]["p50"] for r in rows if r["case"].en
 h, m = pss.get("herald-desktop"), pss.get("minimal-tauri")
 if h and m:
     print(f"# idle PSS p50: herald-desktop {h:.1f} MiB, minimal-tauri {m:.1f} MiB, ratio {h / m:.3f} (target <= 1.3)")
-print(f"# first paint p50: herald-desktop {paint.get('herald-desktop')} ms (target <= 800), minimal-tauri {paint.get('minimal-tauri')} ms")
+if paint:
+    print(f"# first paint p50: herald-desktop {paint.get('herald-desktop')} ms (target <= 800), minimal-tauri {paint.get('minimal-tauri')} ms")
 PY
