@@ -109,7 +109,7 @@ pub async fn connection(args: ConnectionArgs) -> Result<ExitCode> {
                 "Connection {:?} created ({}, may: {}). The token above is shown once.",
                 created.name,
                 created.id,
-                created.scopes.join(" ")
+                created.scopes.join(",")
             );
             crate::note!(
                 "Give it to the agent as HERALD_TOKEN (or a 0600 file), with HERALD_URL={}",

@@ -95,6 +95,11 @@ impl FromRequestParts<AppState> for Auth {
             return Err(ApiError::unauthorized());
         }
         // A connection holds only the scopes it was created with (scope_check.rs).
+        let held = match row.principal {
+            Principal::Device { .. } => HeldScopes::All,
+            Principal::Connection { .. } => HeldScopes::Only(row.scopes.clone()),
+        };
+        parts.extensions.insert(held);
         if let Principal::Connection { .. } = row.principal {
             let route = parts.extensions.get::<MatchedPath>().map(|p| p.as_str());
             if let Some(scope) = route.and_then(|r| required_scope(&parts.method, r)) {
@@ -124,6 +129,39 @@ impl FromRequestParts<AppState> for Auth {
             }
         }
         Ok(Auth(row.principal))
+    }
+}
+
+/// The scopes of the request's credential, for a route whose need depends on the body (a
+/// request that expects an answer needs `messages:read` too). Extract it after [`Auth`], which
+/// records it; without a preceding [`Auth`] it fails closed (500), never allows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HeldScopes {
+    /// A device: every scope.
+    All,
+    /// A connection: these.
+    Only(Vec<herald_protocol::scopes::Scope>),
+}
+
+impl HeldScopes {
+    /// Whether the credential holds `scope`.
+    pub fn allows(&self, scope: herald_protocol::scopes::Scope) -> bool {
+        match self {
+            HeldScopes::All => true,
+            HeldScopes::Only(scopes) => scopes.contains(&scope),
+        }
+    }
+}
+
+impl FromRequestParts<AppState> for HeldScopes {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &AppState) -> Result<Self, ApiError> {
+        parts
+            .extensions
+            .get::<HeldScopes>()
+            .cloned()
+            .ok_or_else(|| ApiError::internal("the scopes were read before the credential"))
     }
 }
 

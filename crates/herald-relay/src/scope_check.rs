@@ -10,7 +10,14 @@ use herald_protocol::scopes::Scope;
 /// reading both need, and routes a connection may not call at all (their own rule answers
 /// 403).
 pub fn required_scope(method: &Method, path: &str) -> Option<Scope> {
-    let scope = match (method.as_str(), path) {
+    // axum answers HEAD with the GET handler (without the body): it needs GET's scope, or a
+    // connection would learn the sizes of what it may not read.
+    let method = if method == Method::HEAD {
+        "GET"
+    } else {
+        method.as_str()
+    };
+    let scope = match (method, path) {
         ("GET", "/ws") => Scope::EventsRead,
         ("POST", "/messages")
         | ("POST", "/messages/{id}/cancel")
@@ -51,6 +58,13 @@ mod tests {
             (Method::GET, "/messages/{id}", Some(Scope::MessagesRead)),
             (Method::PUT, "/files/{id}", Some(Scope::MessagesSend)),
             (Method::GET, "/files/{id}", Some(Scope::MessagesRead)),
+            (Method::HEAD, "/messages", Some(Scope::MessagesRead)),
+            (
+                Method::HEAD,
+                "/messages/{id}/thread",
+                Some(Scope::MessagesRead),
+            ),
+            (Method::HEAD, "/files/{id}", Some(Scope::MessagesRead)),
             (Method::GET, "/keys", None),
             (Method::POST, "/connections", None),
         ];

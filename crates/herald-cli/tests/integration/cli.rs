@@ -360,6 +360,7 @@ fn a_send_only_connection_sends_and_is_refused_reading() {
     .to_owned();
     let list = ok_stdout(herald(s.home.path()).args(["connection", "list"]));
     let listed: Vec<&str> = list.lines().collect();
+    // (`connection create` printed its scopes the same way, comma-separated.)
     assert!(
         listed
             .iter()

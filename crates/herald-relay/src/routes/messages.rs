@@ -10,6 +10,7 @@ use axum::http::StatusCode;
 use axum::Json;
 use chrono::{DateTime, Duration, Utc};
 use herald_protocol::envelope::{b64_decode, Envelope, EnvelopeKind, ENVELOPE_VERSION, SUITE_V1};
+use herald_protocol::scopes::Scope;
 use herald_protocol::wire::{
     AnswerRequest, MessagePage, MessageRecord, SendMessageRequest, ThreadPage, DEFAULT_PAGE_LIMIT,
     MAX_ENVELOPE_BYTES, MAX_EXPIRES_IN_SECS, MAX_PAGE_LIMIT,
@@ -17,7 +18,7 @@ use herald_protocol::wire::{
 use herald_protocol::{ConnectionId, DeviceId, ErrorCode, MessageId, Revision};
 
 use super::JsonBody;
-use crate::auth::{Auth, DeviceAuth};
+use crate::auth::{Auth, DeviceAuth, HeldScopes};
 use crate::error::ApiError;
 use crate::state::AppState;
 use crate::store::{IdempotencyClaim, NewAnswer, NewMessage, Principal, SendOutcome};
@@ -62,9 +63,18 @@ fn sha256(bytes: &[u8]) -> [u8; 32] {
 pub(super) async fn send(
     State(state): State<AppState>,
     Auth(principal): Auth,
+    held: HeldScopes,
     IdempotencyKey(key): IdempotencyKey,
     JsonBody { value: req, raw }: JsonBody<SendMessageRequest>,
 ) -> Result<(StatusCode, Json<MessageRecord>), ApiError> {
+    // A request nobody could collect the answer of would wait in the inbox for nothing.
+    if req.expects_answer && !held.allows(Scope::MessagesRead) {
+        return Err(ApiError::with_message(
+            ErrorCode::Forbidden,
+            "This connection may send messages but not requests: an answer needs the scope \
+             messages:read, which it does not hold. Nothing was sent.",
+        ));
+    }
     let request_hash = match &req.content_digest {
         Some(digest) => {
             let bytes = herald_protocol::envelope::b64_decode(digest)

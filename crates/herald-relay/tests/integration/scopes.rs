@@ -64,15 +64,36 @@ async fn a_send_only_connection_sends_but_reads_and_listens_to_nothing() {
     let record = send(
         &relay.url,
         &sender.bearer,
-        &fixtures::message_request(&account.account_id, sender.principal(), true),
+        &fixtures::message_request(&account.account_id, sender.principal(), false),
     )
     .await;
     api.get("/keys")
         .await
         .expect_status(200, "keys are needed to seal");
-    api.post_empty(&format!("/messages/{}/cancel", record.id))
+    // A request expects an answer it could never read: refused before anything is stored.
+    let request = fixtures::message_request(&account.account_id, sender.principal(), true);
+    let body = api
+        .post_message("scope-request", &request)
         .await
-        .expect_status(200, "cancelling its own request is part of sending");
+        .error(ErrorCode::Forbidden, "a request needs messages:read too");
+    assert_names(
+        &body,
+        Scope::MessagesRead,
+        "POST /messages expecting an answer",
+    );
+    let all = feed(
+        &relay.url,
+        &account.device_token,
+        herald_protocol::Revision(0),
+        None,
+    )
+    .await;
+    let ids: Vec<_> = all.records.iter().map(|r| r.id.clone()).collect();
+    assert_eq!(
+        ids,
+        vec![record.id.clone()],
+        "only the plain message reached the inbox"
+    );
 
     for path in [
         "/messages".to_owned(),
