@@ -233,6 +233,7 @@ fn act<R: Runtime>(app: &AppHandle<R>, message: ToWindow) {
                 }
             }
             ToWindow::Welcome { .. }
+            | ToWindow::Proof { .. }
             | ToWindow::Refused
             | ToWindow::Reply { .. }
             | ToWindow::Event { .. } => {}

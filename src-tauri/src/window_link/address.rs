@@ -1,4 +1,4 @@
-//! Where the core listens for its window, and the token a window proves itself with: the file
+//! Where the core listens for its window, and the token both sides prove ([`super::proof`]): the file
 //! `window-link.json` in the data dir, `{"port": u16, "token": "<64 hex>"}`, written by the core
 //! at start (mode 0600 inside the 0700 data dir) and removed when it quits. A launch that
 //! finds no file, or nobody on its port, is the first Herald of this data dir.
@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::frame::{blocking, FrameError};
-use super::{Role, ToCore, ToWindow};
+use super::{proof, Role, ToCore, ToWindow};
 
 /// The file's name in the data dir.
 pub const FILE: &str = "window-link.json";
@@ -98,6 +98,10 @@ pub fn read(data_dir: &Path) -> Option<LinkAddress> {
 pub enum HelloError {
     #[error("no Herald runs for this data dir")]
     NoCore,
+    /// Something listens on the link file's port but cannot prove the token: another
+    /// program on a crashed core's port. Nothing was told to it.
+    #[error("the process on the link's port is not this data dir's Herald")]
+    Impostor,
     #[error("the running Herald refused this launch")]
     Refused,
     #[error("the running Herald did not answer: {0}")]
@@ -106,6 +110,7 @@ pub enum HelloError {
 
 /// A launch reached the running core: it is to become the window over `stream`, or it is
 /// done.
+#[derive(Debug)]
 pub enum Hello {
     Window { stream: TcpStream, pending: u32 },
     Done,
@@ -120,8 +125,23 @@ pub fn hello(data_dir: &Path, link: Option<String>, spawned: bool) -> Result<Hel
         TcpStream::connect_timeout(&to, HELLO_TIMEOUT).map_err(|_| HelloError::NoCore)?;
     stream.set_read_timeout(Some(HELLO_TIMEOUT)).ok();
     stream.set_nodelay(true).ok();
+    // The core proves the token first; only then does this launch say anything about itself.
+    let nonce = proof::new_nonce().map_err(FrameError::Io)?;
+    blocking::write(
+        &mut stream,
+        &ToCore::Challenge {
+            nonce: nonce.clone(),
+        },
+    )?;
+    let core_nonce = match blocking::read::<ToWindow>(&mut stream, super::frame::MAX_HELLO) {
+        Ok(ToWindow::Proof {
+            proof: answer,
+            nonce: core_nonce,
+        }) if proof::core_proof_ok(&address.token, &nonce, &answer) => core_nonce,
+        _ => return Err(HelloError::Impostor),
+    };
     let hello = ToCore::Hello {
-        token: address.token,
+        proof: proof::window_proof(&address.token, &core_nonce),
         link,
         spawned,
     };
@@ -173,5 +193,51 @@ mod tests {
             hello(dir.path(), None, false),
             Err(HelloError::NoCore)
         ));
+    }
+
+    /// A process on a crashed core's port (the stale link file still names it) answers a
+    /// window's launch as the helper's attack did: a welcome, or a made-up proof. The launch
+    /// sees it is not Herald, and all the impostor got is the challenge: no token, no link.
+    #[test]
+    fn an_impostor_on_the_port_learns_nothing_and_is_not_believed() {
+        for answer in [
+            ToWindow::Welcome {
+                role: Role::Window,
+                pending: 42,
+            },
+            ToWindow::Proof {
+                proof: "00".repeat(32),
+                nonce: "11".repeat(32),
+            },
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let listener = std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+            let token = new_token().unwrap();
+            let address = LinkAddress {
+                port: listener.local_addr().unwrap().port(),
+                token: token.clone(),
+            };
+            write(dir.path(), &address).unwrap();
+            let impostor = std::thread::spawn(move || {
+                let (mut stream, _) = listener.accept().unwrap();
+                let first: serde_json::Value = blocking::read(&mut stream, 1 << 14).unwrap();
+                blocking::write(&mut stream, &answer).unwrap();
+                let mut rest = Vec::new();
+                let _ = std::io::Read::read_to_end(&mut stream, &mut rest);
+                (first, rest)
+            });
+            let outcome = hello(
+                dir.path(),
+                Some("herald://connect?code=WDJB-MJHT".into()),
+                false,
+            );
+            assert!(matches!(outcome, Err(HelloError::Impostor)), "{outcome:?}");
+            let (first, rest) = impostor.join().unwrap();
+            assert_eq!(first["type"], "challenge", "only a challenge: {first}");
+            let seen = format!("{first}{}", String::from_utf8_lossy(&rest));
+            assert!(!seen.contains(&token), "the token never travels");
+            assert!(!seen.contains("WDJB"), "nor the launch's link");
+            assert!(rest.is_empty(), "nothing after the failed proof");
+        }
     }
 }

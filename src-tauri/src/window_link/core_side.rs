@@ -13,13 +13,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use herald_client::view::UiError;
-use subtle::ConstantTimeEq;
 use tauri::ipc::InvokeResponseBody;
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 
 use super::address::{self, LinkAddress};
-use super::frame;
+use super::{frame, proof};
 use super::{Outcome, Role, ToCore, ToWindow, WINDOW_PROCESS_ARG};
 
 /// A boxed future of a call's result.
@@ -216,36 +215,48 @@ impl Shared {
     fn lock_window(&self) -> std::sync::MutexGuard<'_, Option<Connected>> {
         self.window.lock().unwrap_or_else(|p| p.into_inner())
     }
-
-    fn token_ok(&self, token: &str) -> bool {
-        token.len() == self.token.len() && bool::from(token.as_bytes().ct_eq(self.token.as_bytes()))
-    }
 }
 
 /// One connection: the hello, then (for the window) its calls until it goes.
 async fn serve(shared: Arc<Shared>, host: Arc<dyn Host>, stream: TcpStream) {
     let _ = stream.set_nodelay(true);
     let (mut reader, mut writer) = stream.into_split();
-    let (link, spawned) = match tokio::time::timeout(
-        HELLO_TIMEOUT,
-        frame::read_at_most::<ToCore>(&mut reader, frame::MAX_HELLO),
-    )
+    // The mutual proof (proof.rs): answer the window's nonce, then check its proof of ours.
+    let Some((link, spawned)) = tokio::time::timeout(HELLO_TIMEOUT, async {
+        let ToCore::Challenge { nonce } =
+            frame::read_at_most::<ToCore>(&mut reader, frame::MAX_HELLO)
+                .await
+                .ok()?
+        else {
+            tracing::debug!("a window link connection began without a challenge");
+            return None;
+        };
+        let ours = proof::new_nonce().ok()?;
+        let answer = ToWindow::Proof {
+            proof: proof::core_proof(&shared.token, &nonce),
+            nonce: ours.clone(),
+        };
+        frame::write(&mut writer, &answer).await.ok()?;
+        match frame::read_at_most::<ToCore>(&mut reader, frame::MAX_HELLO)
+            .await
+            .ok()?
+        {
+            ToCore::Hello {
+                proof: theirs,
+                link,
+                spawned,
+            } if proof::window_proof_ok(&shared.token, &ours, &theirs) => Some((link, spawned)),
+            _ => {
+                tracing::warn!("a window link connection could not prove the token");
+                let _ = frame::write(&mut writer, &ToWindow::Refused).await;
+                None
+            }
+        }
+    })
     .await
-    {
-        Ok(Ok(ToCore::Hello {
-            token,
-            link,
-            spawned,
-        })) if shared.token_ok(&token) => (link, spawned),
-        Ok(Ok(ToCore::Hello { .. })) => {
-            tracing::warn!("a window link connection had the wrong token");
-            let _ = frame::write(&mut writer, &ToWindow::Refused).await;
-            return;
-        }
-        _ => {
-            tracing::debug!("a window link connection said no hello");
-            return;
-        }
+    .ok()
+    .flatten() else {
+        return;
     };
     let (tx, mut rx) = mpsc::unbounded_channel::<ToWindow>();
     let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
@@ -312,7 +323,9 @@ async fn serve(shared: Arc<Shared>, host: Arc<dyn Host>, stream: TcpStream) {
                 });
             }
             Ok(ToCore::CloseRequested) => host.close_requested(),
-            Ok(ToCore::Hello { .. }) => tracing::warn!("a second hello on the window link"),
+            Ok(ToCore::Hello { .. } | ToCore::Challenge { .. }) => {
+                tracing::warn!("a second hello on the window link")
+            }
             Err(frame::FrameError::Closed) => break,
             Err(error) => {
                 tracing::warn!(%error, "the window link failed");
@@ -418,12 +431,26 @@ mod tests {
         let link = WindowLink::start(data_dir.clone(), Arc::new(recorder.clone())).unwrap();
         assert!(!link.is_open());
 
-        // A wrong token is refused, and the host never hears of it.
+        // A window with another token: the core proves its own token (which the forger cannot
+        // check), the forger's proof fails, it is refused and the host never hears of it.
         let mut forged = address::read(&data_dir).unwrap();
         forged.token = address::new_token().unwrap();
         let mut stream = std::net::TcpStream::connect((Ipv4Addr::LOCALHOST, forged.port)).unwrap();
+        let nonce = proof::new_nonce().unwrap();
+        let challenge = ToCore::Challenge {
+            nonce: nonce.clone(),
+        };
+        blocking::write(&mut stream, &challenge).unwrap();
+        let ToWindow::Proof {
+            proof: answer,
+            nonce: core_nonce,
+        } = blocking::read::<ToWindow>(&mut stream, frame::MAX_FRAME).unwrap()
+        else {
+            panic!("the core answers a challenge with its proof");
+        };
+        assert!(!proof::core_proof_ok(&forged.token, &nonce, &answer));
         let hello_frame = ToCore::Hello {
-            token: forged.token,
+            proof: proof::window_proof(&forged.token, &core_nonce),
             link: None,
             spawned: false,
         };
@@ -432,6 +459,17 @@ mod tests {
             blocking::read::<ToWindow>(&mut stream, frame::MAX_FRAME).unwrap(),
             ToWindow::Refused
         ));
+        // A hello without the challenge first: dropped unanswered.
+        let mut rude = std::net::TcpStream::connect((Ipv4Addr::LOCALHOST, forged.port)).unwrap();
+        let hello_frame = ToCore::Hello {
+            proof: "00".repeat(32),
+            link: None,
+            spawned: false,
+        };
+        blocking::write(&mut rude, &hello_frame).unwrap();
+        let mut rest = Vec::new();
+        let read = std::io::Read::read_to_end(&mut rude, &mut rest);
+        assert!(read.is_ok_and(|n| n == 0), "closed without an answer");
         assert!(recorder.hellos.lock().unwrap().is_empty());
 
         // A length over the hello's limit, before any token: the connection is dropped unread.

@@ -5,8 +5,9 @@
 //! for it and ended when they close it, so everything WebKit loads (its libraries, the web and
 //! network processes) goes with it and the background footprint stays the core's.
 //!
-//! The two talk over one TCP connection on 127.0.0.1, authenticated by a random token that
-//! only the data dir holds ([`address`], a 0600 file in the 0700 data dir). Frames are
+//! The two talk over one TCP connection on 127.0.0.1, authenticated both ways by a random
+//! token that only the data dir holds ([`address`], a 0600 file in the 0700 data dir) and
+//! that never travels: each side proves it with an HMAC over the other's nonce ([`proof`]). Frames are
 //! length-prefixed JSON ([`frame`]): the window sends the hello, then the page's command calls
 //! and its close requests ([`ToCore`]); the core answers each call once and pushes events and
 //! window acts — title, attention, focus, destroy ([`ToWindow`]).
@@ -18,6 +19,7 @@
 pub mod address;
 pub mod core_side;
 pub mod frame;
+pub mod proof;
 
 use herald_client::view::UiError;
 use serde::{Deserialize, Serialize};
@@ -46,10 +48,14 @@ pub fn split_from_env() -> bool {
     rename_all_fields = "camelCase"
 )]
 pub enum ToCore {
-    /// The first frame: the token from the link file, the `herald://` link of this launch if
-    /// any, and whether the core started this process (false: a launch by the person).
+    /// The first frame: a fresh nonce the core must answer with [`ToWindow::Proof`]
+    /// ([`proof`]). Nothing else is said before that answer checks out.
+    Challenge { nonce: String },
+    /// The second frame: the window's proof of the token (over the core's nonce), the
+    /// `herald://` link of this launch if any, and whether the core started this process
+    /// (false: a launch by the person).
     Hello {
-        token: String,
+        proof: String,
         link: Option<String>,
         spawned: bool,
     },
@@ -73,10 +79,13 @@ pub enum ToCore {
     rename_all_fields = "camelCase"
 )]
 pub enum ToWindow {
+    /// The answer to the challenge: the core's proof of the token (over the window's nonce)
+    /// and the nonce the window's own proof is to cover.
+    Proof { proof: String, nonce: String },
     /// The answer to the hello: be the window, or exit (a window is open already and was
     /// brought forward with this launch's link).
     Welcome { role: Role, pending: u32 },
-    /// The hello's token was wrong: exit.
+    /// The hello's proof was wrong: exit.
     Refused,
     /// One call's outcome.
     Reply { id: u64, outcome: Outcome },
