@@ -26,6 +26,7 @@ impl AppState {
                 .map_err(|e| shell_error(UiErrorCode::EmbeddedRelay, e.to_string()))?,
         };
         let result = self.core.create_account(&url).await.map_err(ui_error)?;
+        self.unsaved_key.hold(&result);
         self.unlocked()?;
         if self.demo {
             let core = self.core.clone();

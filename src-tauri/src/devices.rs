@@ -85,7 +85,9 @@ pub async fn revoke_device<R: Runtime>(app: AppHandle<R>, id: String) -> CmdResu
 /// devices). Returns the new recovery key, shown once.
 pub async fn reset_account<R: Runtime>(app: AppHandle<R>) -> CmdResult<OnboardResult> {
     let state = app.state::<AppState>();
-    state.core.reset_account().await.map_err(ui_error)
+    let result = state.core.reset_account().await.map_err(ui_error)?;
+    state.unsaved_key.hold(&result);
+    Ok(result)
 }
 
 /// This account's safety code (30 digits in 6 groups of 5).

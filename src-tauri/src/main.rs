@@ -32,6 +32,7 @@ mod startup;
 mod state;
 mod targets;
 mod tray;
+mod unsaved_key;
 mod updates;
 mod window;
 mod window_host;

@@ -177,6 +177,7 @@ pub fn run_app<R: Runtime>(builder: tauri::Builder<R>, config: ShellConfig) -> t
                     picks: PickedFiles::default(),
                     device_name: device_name(),
                     answers,
+                    unsaved_key: Default::default(),
                 });
                 opener.ready();
                 resume(handle, core, relay, last_sync).await;

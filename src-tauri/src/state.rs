@@ -26,6 +26,8 @@ pub struct AppState {
     pub device_name: String,
     /// One answer per request, whether from the window or a notification.
     pub answers: AnswerGate,
+    /// A new recovery key until the person confirms saving it (unsaved_key.rs).
+    pub unsaved_key: crate::unsaved_key::UnsavedRecoveryKey,
 }
 
 /// The latest `SyncState` event, kept so a webview that loads (or subscribes) after sync

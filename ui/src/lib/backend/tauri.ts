@@ -220,6 +220,19 @@ export function revokeDevice(id: string): Promise<void> {
  * Resets the account: new keys, all activity and files deleted, every connection revoked,
  * other devices must unlock again. Returns the new recovery key (shown once).
  */
+/**
+ * The new recovery key (of the account's creation or a reset) the person has not confirmed
+ * saving; null when none. A window closed on the key's screen shows it again from this.
+ */
+export function unsavedRecoveryKey(): Promise<OnboardResult | null> {
+  return call("unsaved_recovery_key");
+}
+
+/** The person confirmed saving the recovery key: the shell forgets it. */
+export function recoveryKeySaved(): Promise<void> {
+  return call("recovery_key_saved");
+}
+
 export function resetAccount(): Promise<OnboardResult> {
   return call("reset_account");
 }

@@ -141,6 +141,14 @@ export interface Commands {
    */
   reset_account: { args: Record<string, never>; result: OnboardResult };
   /**
+   * The new recovery key (of the account's creation or a reset) the person has not confirmed saving yet; null when none. Kept in memory only, so a window closed before "I have saved it" shows it again.
+   */
+  unsaved_recovery_key: { args: Record<string, never>; result: OnboardResult | null };
+  /**
+   * The person confirmed saving the recovery key: Herald forgets it.
+   */
+  recovery_key_saved: { args: Record<string, never>; result: void };
+  /**
    * The safety code every device of the account shows.
    */
   safety_code: { args: Record<string, never>; result: string };
@@ -291,6 +299,8 @@ export const COMMAND_NAMES = [
   "devices",
   "revoke_device",
   "reset_account",
+  "unsaved_recovery_key",
+  "recovery_key_saved",
   "safety_code",
   "notifications",
   "notification",

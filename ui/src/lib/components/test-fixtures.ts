@@ -82,6 +82,8 @@ export function fakeBackend() {
     devices: vi.fn<typeof Backend.devices>(() => Promise.resolve([])),
     revokeDevice: vi.fn<typeof Backend.revokeDevice>(unexpected("revokeDevice")),
     resetAccount: vi.fn<typeof Backend.resetAccount>(unexpected("resetAccount")),
+    unsavedRecoveryKey: vi.fn<typeof Backend.unsavedRecoveryKey>(async () => null),
+    recoveryKeySaved: vi.fn<typeof Backend.recoveryKeySaved>(async () => undefined),
     safetyCode: vi.fn<typeof Backend.safetyCode>(unexpected("safetyCode")),
     saveAttachment: vi.fn<typeof Backend.saveAttachment>(unexpected("saveAttachment")),
     attachmentImage: vi.fn<typeof Backend.attachmentImage>(unexpected("attachmentImage")),

@@ -1,0 +1,67 @@
+// @vitest-environment jsdom
+// A window that closed on "Save your recovery key" (the page ends with it) and is opened again
+// shows the same key first, and tells the shell once it is saved; with nothing unsaved the
+// inbox comes at once (src-tauri/src/unsaved_key.rs).
+import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import App from "./App.svelte";
+import * as backend from "./lib/backend/tauri";
+import type { SetupState } from "./lib/bindings/SetupState";
+import { inboxState } from "./lib/inbox.svelte";
+
+vi.mock("./lib/backend/tauri", async () => (await import("./lib/components/test-fixtures")).fakeBackend());
+
+const setupState = vi.mocked(backend.setupState);
+const unsavedRecoveryKey = vi.mocked(backend.unsavedRecoveryKey);
+const recoveryKeySaved = vi.mocked(backend.recoveryKeySaved);
+const inboxPage = vi.mocked(backend.inboxPage);
+
+const READY: SetupState = {
+  status: "ready",
+  accountId: "acc_1",
+  deviceId: "dev_1",
+  deviceName: "laptop",
+  relayUrl: "http://127.0.0.1:8457",
+  safetyCode: "12345 67890 13579 24680 11111 22222",
+  secretStorage: "keychain",
+  secretStoragePath: null,
+};
+
+beforeEach(() => {
+  vi.clearAllMocks();
+  inboxState.replaceAll([]);
+  setupState.mockResolvedValue(READY);
+  unsavedRecoveryKey.mockResolvedValue(null);
+});
+
+describe("an unsaved recovery key", () => {
+  it("comes back in a reopened window, before the inbox, until it is saved", async () => {
+    unsavedRecoveryKey.mockResolvedValue({
+      accountId: "acc_1",
+      recoveryKey: "ABCD-EFGH-JKMN-PQRS",
+      safetyCode: READY.safetyCode!,
+    });
+    render(App);
+    expect((await screen.findByTestId("recovery-key")).textContent, "the same key").toBe("ABCD-EFGH-JKMN-PQRS");
+    expect(screen.queryByTestId("app-shell"), "not the inbox yet").toBeNull();
+    expect(inboxPage, "the inbox is not read behind it").not.toHaveBeenCalled();
+
+    const next = screen.getByTestId("setup-continue") as HTMLButtonElement;
+    expect(next.disabled, "Continue needs the 'I have saved it' tick").toBe(true);
+    await fireEvent.click(screen.getByTestId("recovery-saved"));
+    await fireEvent.click(next);
+    expect(recoveryKeySaved, "the shell is told once").toHaveBeenCalledTimes(1);
+    expect(screen.queryByTestId("recovery-key"), "the key left the screen").toBeNull();
+
+    await fireEvent.click(await screen.findByTestId("autostart-offer-skip"));
+    await screen.findByTestId("app-shell");
+  });
+
+  it("leaves a window with nothing unsaved on its inbox", async () => {
+    render(App);
+    await screen.findByTestId("app-shell");
+    await waitFor(() => expect(unsavedRecoveryKey).toHaveBeenCalledTimes(1));
+    expect(screen.queryByTestId("recovery-key")).toBeNull();
+    expect(recoveryKeySaved).not.toHaveBeenCalled();
+  });
+});
