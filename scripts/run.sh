@@ -20,6 +20,7 @@ fi
 
 echo "Opening Herald. The CLI is at $(pwd)/target/debug/herald"
 echo "Closing the window leaves Herald running (tray icon); quit with Ctrl+Q, the tray's Quit or Ctrl+C here."
+echo "(If Herald was already running, this launch only opens its window: Ctrl+C here closes the window, and Herald keeps running.)"
 echo "If Herald already runs for this data dir, its window comes forward instead (quit it first with"
 echo "target/debug/herald-desktop --quit to start this build)."
 HERALD_DEMO=1 exec target/debug/herald-desktop

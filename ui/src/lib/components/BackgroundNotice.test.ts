@@ -50,6 +50,10 @@ describe("the first close of the window", () => {
     expect(screen.getByTestId("background-notice-how").textContent!.replace(/\s+/g, " "), "how to quit, on Linux").toContain(
       "Quit from the menu of Herald's icon in the system tray, or press Ctrl+Q",
     );
+    expect(
+      screen.getByTestId("background-notice-no-tray").textContent!.replace(/\s+/g, " "),
+      "and where there is no tray icon",
+    ).toContain("run herald-desktop --quit");
     const ok = screen.getByTestId("background-notice-close");
     expect(ok.textContent?.trim(), "the primary button's words").toBe("OK, close the window");
     expect(screen.getByTestId("background-notice-quit").textContent?.trim(), "the other button's").toBe("Quit Herald");

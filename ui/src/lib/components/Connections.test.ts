@@ -84,6 +84,28 @@ describe("Connections scopes", () => {
     ).toEqual([true, true, true]);
   });
 
+  it("cannot create a connection that may do nothing, and tells a send-only one to use send", async () => {
+    createConnection.mockResolvedValue({
+      id: "conn-4",
+      name: "quiet",
+      token: "hdr_x.y.z",
+      relayUrl: "http://127.0.0.1:8457",
+      scopes: ["messages:send"],
+    });
+    render(Connections);
+    await fireEvent.input(await screen.findByTestId("connection-name-input"), { target: { value: "none" } });
+    for (const scope of ["messages:send", "messages:read", "events:read"]) {
+      await fireEvent.click(screen.getByTestId(`connection-scope-${scope}`));
+    }
+    expect((screen.getByTestId("connection-create") as HTMLButtonElement).disabled, "nothing ticked").toBe(true);
+    expect(screen.getByTestId("connection-scope-none").textContent).toContain("at least one");
+    await fireEvent.click(screen.getByTestId("connection-scope-messages:send"));
+    await fireEvent.click(screen.getByTestId("connection-create"));
+    const next = await screen.findByTestId("connection-next");
+    expect(next.textContent, "send, not ask").toContain("herald send");
+    expect(next.textContent).not.toContain("herald ask");
+  });
+
   it("says what a narrower connection may do in the list", async () => {
     render(Connections);
     const notes = await screen.findAllByTestId("connection-scope-note");
