@@ -90,6 +90,20 @@ pub async fn reset_account<R: Runtime>(app: AppHandle<R>) -> CmdResult<OnboardRe
     Ok(result)
 }
 
+/// The recovery key the person has not confirmed saving, to show again; null when none
+/// (unsaved_key.rs).
+pub async fn unsaved_recovery_key<R: Runtime>(
+    app: AppHandle<R>,
+) -> CmdResult<Option<OnboardResult>> {
+    Ok(app.state::<AppState>().unsaved_key.get())
+}
+
+/// The person confirmed saving the recovery key: the core forgets it.
+pub async fn recovery_key_saved<R: Runtime>(app: AppHandle<R>) -> CmdResult<()> {
+    app.state::<AppState>().unsaved_key.saved();
+    Ok(())
+}
+
 /// This account's safety code (30 digits in 6 groups of 5).
 pub async fn safety_code<R: Runtime>(app: AppHandle<R>) -> CmdResult<String> {
     let state = app.state::<AppState>();

@@ -8,11 +8,7 @@
 use std::sync::Mutex;
 
 use herald_client::view::OnboardResult;
-use tauri::{AppHandle, Manager, Runtime};
 use zeroize::Zeroize;
-
-use crate::ipc::CmdResult;
-use crate::state::AppState;
 
 /// The unconfirmed key, if any (the newest: a reset replaces an older one).
 #[derive(Default)]
@@ -46,19 +42,6 @@ impl UnsavedRecoveryKey {
     pub fn saved(&self) {
         self.lock().take();
     }
-}
-
-/// The recovery key the person has not confirmed saving, to show again; null when none.
-pub async fn unsaved_recovery_key<R: Runtime>(
-    app: AppHandle<R>,
-) -> CmdResult<Option<OnboardResult>> {
-    Ok(app.state::<AppState>().unsaved_key.get())
-}
-
-/// The person confirmed saving the recovery key: the core forgets it.
-pub async fn recovery_key_saved<R: Runtime>(app: AppHandle<R>) -> CmdResult<()> {
-    app.state::<AppState>().unsaved_key.saved();
-    Ok(())
 }
 
 #[cfg(test)]

@@ -64,9 +64,9 @@ commands! {
     /// Starts over with a new account on the same relay.
     reset_account() -> OnboardResult => crate::devices::reset_account;
     /// The new recovery key (of the account's creation or a reset) the person has not confirmed saving yet; null when none. Kept in memory only, so a window closed before "I have saved it" shows it again.
-    unsaved_recovery_key() -> Option<OnboardResult> => crate::unsaved_key::unsaved_recovery_key;
+    unsaved_recovery_key() -> Option<OnboardResult> => crate::devices::unsaved_recovery_key;
     /// The person confirmed saving the recovery key: Herald forgets it.
-    recovery_key_saved() -> () => crate::unsaved_key::recovery_key_saved;
+    recovery_key_saved() -> () => crate::devices::recovery_key_saved;
     /// The safety code every device of the account shows.
     safety_code() -> String => crate::devices::safety_code;
     /// Agent notifications, newest first.
