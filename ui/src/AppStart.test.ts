@@ -1,7 +1,8 @@
 // @vitest-environment jsdom
-// A window that closed on "Save your recovery key" (the page ends with it) and is opened again
-// shows the same key first, and tells the shell once it is saved; with nothing unsaved the
-// inbox comes at once (src-tauri/src/unsaved_key.rs).
+// What a window shows as it starts, besides the inbox. A window that closed on "Save your
+// recovery key" (the page ends with it) and is opened again shows the same key first, and tells
+// the shell once it is saved; with nothing unsaved the inbox comes at once
+// (src-tauri/src/unsaved_key.rs). The sidebar says in words why sync is offline.
 import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import App from "./App.svelte";
@@ -63,5 +64,18 @@ describe("an unsaved recovery key", () => {
     await waitFor(() => expect(unsavedRecoveryKey).toHaveBeenCalledTimes(1));
     expect(screen.queryByTestId("recovery-key")).toBeNull();
     expect(recoveryKeySaved).not.toHaveBeenCalled();
+  });
+});
+
+describe("the sidebar's sync line", () => {
+  it("says why it is offline in words, not only in a tooltip, and nothing once connected", async () => {
+    const syncState = vi.mocked(backend.syncState);
+    const reason = "the embedded relay could not start: port 8457 on 127.0.0.1 is not free";
+    syncState.mockResolvedValueOnce({ type: "syncState", connected: false, error: reason });
+    render(App);
+    expect((await screen.findByTestId("sync-error")).textContent).toBe(reason);
+    expect(screen.getByTestId("sync-state").textContent).toContain("Offline");
+    inboxState.apply({ type: "syncState", connected: true, error: null });
+    await waitFor(() => expect(screen.queryByTestId("sync-error")).toBeNull());
   });
 });
