@@ -707,6 +707,8 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
         "the send-only connection's token did not appear",
       );
       secrets.add("the send-only connection token", (await (await find("connection-token")).getText()).trim());
+      assert.ok((await textOf(await find("connection-next"))).includes("herald send"), "a send-only token is for herald send");
+      await screenshot("desktop-e2e-connection-send-only.png");
       await click("connection-done");
       const note = await driver.wait(
         async () => {

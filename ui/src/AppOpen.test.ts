@@ -8,7 +8,7 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import App from "./App.svelte";
 import * as backend from "./lib/backend/tauri";
 import type { SetupState } from "./lib/bindings/SetupState";
-import { agentNotification, messageView, summary } from "./lib/components/test-fixtures";
+import { agentNotification, messageView, READY_SETUP, summary } from "./lib/components/test-fixtures";
 import { inboxState } from "./lib/inbox.svelte";
 import type { OpenTarget } from "./lib/open-target";
 import { settingsOpen } from "./lib/settings-open.svelte";
@@ -24,16 +24,7 @@ const approveConnector = vi.mocked(backend.approveConnector);
 const resetAccount = vi.mocked(backend.resetAccount);
 const createAccount = vi.mocked(backend.createAccount);
 
-const READY: SetupState = {
-  status: "ready",
-  accountId: "acc_1",
-  deviceId: "dev_1",
-  deviceName: "laptop",
-  relayUrl: "http://127.0.0.1:8457",
-  safetyCode: "12345 67890 13579 24680 11111 22222",
-  secretStorage: "keychain",
-  secretStoragePath: null,
-};
+const READY: SetupState = READY_SETUP;
 const NEEDS_SETUP: SetupState = { ...READY, status: "needsSetup", accountId: null, deviceId: null, deviceName: null, relayUrl: null, safetyCode: null };
 
 beforeEach(() => {

@@ -8,6 +8,7 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import App from "./App.svelte";
 import * as backend from "./lib/backend/tauri";
 import type { SetupState } from "./lib/bindings/SetupState";
+import { READY_SETUP } from "./lib/components/test-fixtures";
 import { inboxState } from "./lib/inbox.svelte";
 
 vi.mock("./lib/backend/tauri", async () => (await import("./lib/components/test-fixtures")).fakeBackend());
@@ -17,16 +18,7 @@ const unsavedRecoveryKey = vi.mocked(backend.unsavedRecoveryKey);
 const recoveryKeySaved = vi.mocked(backend.recoveryKeySaved);
 const inboxPage = vi.mocked(backend.inboxPage);
 
-const READY: SetupState = {
-  status: "ready",
-  accountId: "acc_1",
-  deviceId: "dev_1",
-  deviceName: "laptop",
-  relayUrl: "http://127.0.0.1:8457",
-  safetyCode: "12345 67890 13579 24680 11111 22222",
-  secretStorage: "keychain",
-  secretStoragePath: null,
-};
+const READY: SetupState = READY_SETUP;
 
 beforeEach(() => {
   vi.clearAllMocks();

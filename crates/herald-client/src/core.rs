@@ -548,16 +548,14 @@ fn parse_scopes(names: &[String]) -> Result<Vec<herald_protocol::scopes::Scope>>
             "choose at least one thing the connection may do".into(),
         ));
     }
-    let mut scopes = names
+    let scopes = names
         .iter()
         .map(|name| {
             herald_protocol::scopes::Scope::parse(name)
                 .ok_or_else(|| Error::InvalidInput(format!("unknown scope {name:?}")))
         })
         .collect::<Result<Vec<_>>>()?;
-    scopes.sort();
-    scopes.dedup();
-    Ok(scopes)
+    Ok(herald_protocol::scopes::Scope::distinct(scopes))
 }
 
 fn scope_names(scopes: &[herald_protocol::scopes::Scope]) -> Vec<String> {

@@ -42,6 +42,14 @@ impl Scope {
     pub fn parse(name: &str) -> Option<Scope> {
         Scope::ALL.into_iter().find(|s| s.as_str() == name)
     }
+
+    /// `scopes` without repeats, in [`Scope::ALL`] order: the form every list of scopes is
+    /// stored, sent and shown in.
+    pub fn distinct(mut scopes: Vec<Scope>) -> Vec<Scope> {
+        scopes.sort();
+        scopes.dedup();
+        scopes
+    }
 }
 
 impl std::fmt::Display for Scope {
@@ -66,6 +74,15 @@ mod tests {
             assert_eq!(Scope::parse(scope.as_str()), Some(scope), "{scope} parses");
         }
         assert_eq!(Scope::parse("events"), None, "an unknown name");
+        assert_eq!(
+            Scope::distinct(vec![
+                Scope::EventsRead,
+                Scope::MessagesSend,
+                Scope::EventsRead
+            ]),
+            vec![Scope::MessagesSend, Scope::EventsRead],
+            "repeats go, the published order stays"
+        );
         assert!(
             serde_json::from_str::<Scope>("\"messages:write\"").is_err(),
             "serde refuses unknown names too"

@@ -94,23 +94,22 @@ impl FromRequestParts<AppState> for Auth {
         if !kind_ok {
             return Err(ApiError::unauthorized());
         }
-        // A connection holds only the scopes it was created with (scope_check.rs).
+        // A connection holds only the scopes it was created with (scope_check.rs); routes whose
+        // need depends on the body read them again through `HeldScopes`.
         let held = match row.principal {
             Principal::Device { .. } => HeldScopes::All,
             Principal::Connection { .. } => HeldScopes::Only(row.scopes.clone()),
         };
-        parts.extensions.insert(held);
-        if let Principal::Connection { .. } = row.principal {
-            let route = parts.extensions.get::<MatchedPath>().map(|p| p.as_str());
-            if let Some(scope) = route.and_then(|r| required_scope(&parts.method, r)) {
-                if !row.scopes.contains(&scope) {
-                    return Err(ApiError::with_message(
-                        ErrorCode::Forbidden,
-                        missing_scope_message(scope),
-                    ));
-                }
+        let route = parts.extensions.get::<MatchedPath>().map(|p| p.as_str());
+        if let Some(scope) = route.and_then(|r| required_scope(&parts.method, r)) {
+            if !held.allows(scope) {
+                return Err(ApiError::with_message(
+                    ErrorCode::Forbidden,
+                    missing_scope_message(scope),
+                ));
             }
         }
+        parts.extensions.insert(held);
         if let (Principal::Device { device_id, .. }, Some(last_seen)) =
             (&row.principal, row.last_seen)
         {

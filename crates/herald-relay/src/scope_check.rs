@@ -72,4 +72,36 @@ mod tests {
             assert_eq!(required_scope(&method, path), scope, "{method} {path}");
         }
     }
+
+    /// Every operation the OpenAPI document lets a connection call (security `connection`)
+    /// needs a scope, but `GET /keys`: a route added without one here would be open to every
+    /// connection, whatever its scopes.
+    #[test]
+    fn no_connection_route_is_left_without_a_scope() {
+        let doc = crate::openapi::document_json();
+        let paths = doc["paths"].as_object().expect("the document has paths");
+        let mut checked = 0;
+        for (path, operations) in paths {
+            for (method, operation) in operations.as_object().into_iter().flatten() {
+                let connection_may_call = operation["security"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|scheme| scheme.get("connection").is_some());
+                if !connection_may_call || (method == "get" && path == "/keys") {
+                    continue;
+                }
+                let method = Method::from_bytes(method.to_uppercase().as_bytes()).expect("method");
+                assert!(
+                    required_scope(&method, path).is_some(),
+                    "{method} {path} is open to connections but needs no scope"
+                );
+                checked += 1;
+            }
+        }
+        assert!(
+            checked >= 12,
+            "the connection routes were found ({checked})"
+        );
+    }
 }

@@ -41,12 +41,7 @@ pub fn path(data_dir: &Path) -> PathBuf {
 
 /// A new random token (32 bytes, hex).
 pub fn new_token() -> std::io::Result<String> {
-    use ring::rand::SecureRandom;
-    let mut bytes = [0u8; 32];
-    ring::rand::SystemRandom::new()
-        .fill(&mut bytes)
-        .map_err(|_| std::io::Error::other("no system randomness"))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    proof::random_hex()
 }
 
 /// Writes the link file (replacing an old one), readable by this user only.

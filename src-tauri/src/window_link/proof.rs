@@ -14,8 +14,9 @@ use ring::hmac;
 const CORE_LABEL: &[u8] = b"herald window-link v1 core\0";
 const WINDOW_LABEL: &[u8] = b"herald window-link v1 window\0";
 
-/// A fresh 32-byte nonce, hex. Errors when the system has no randomness.
-pub fn new_nonce() -> std::io::Result<String> {
+/// 32 fresh random bytes, lowercase hex: a nonce, or the link's token. Errors when the system
+/// has no randomness.
+pub fn random_hex() -> std::io::Result<String> {
     use ring::rand::SecureRandom;
     let mut bytes = [0u8; 32];
     ring::rand::SystemRandom::new()
@@ -24,27 +25,36 @@ pub fn new_nonce() -> std::io::Result<String> {
     Ok(data_encoding::HEXLOWER.encode(&bytes))
 }
 
-fn tag(token: &str, label: &[u8], nonce: &str) -> hmac::Tag {
+/// A fresh nonce ([`random_hex`]).
+pub fn new_nonce() -> std::io::Result<String> {
+    random_hex()
+}
+
+/// The key and the signed message of one side's proof over `nonce`.
+fn keyed(token: &str, label: &[u8], nonce: &str) -> (hmac::Key, Vec<u8>) {
     let key = hmac::Key::new(hmac::HMAC_SHA256, token.as_bytes());
     let mut message = label.to_vec();
     message.extend_from_slice(nonce.as_bytes());
-    hmac::sign(&key, &message)
+    (key, message)
+}
+
+fn tag(token: &str, label: &[u8], nonce: &str) -> String {
+    let (key, message) = keyed(token, label, nonce);
+    data_encoding::HEXLOWER.encode(hmac::sign(&key, &message).as_ref())
 }
 
 fn check(token: &str, label: &[u8], nonce: &str, proof: &str) -> bool {
     let Ok(proof) = data_encoding::HEXLOWER.decode(proof.as_bytes()) else {
         return false;
     };
-    let key = hmac::Key::new(hmac::HMAC_SHA256, token.as_bytes());
-    let mut message = label.to_vec();
-    message.extend_from_slice(nonce.as_bytes());
+    let (key, message) = keyed(token, label, nonce);
     // Constant time (ring).
     hmac::verify(&key, &message, &proof).is_ok()
 }
 
 /// The core's answer to the window's `nonce`.
 pub fn core_proof(token: &str, window_nonce: &str) -> String {
-    data_encoding::HEXLOWER.encode(tag(token, CORE_LABEL, window_nonce).as_ref())
+    tag(token, CORE_LABEL, window_nonce)
 }
 
 /// Whether `proof` is the core's answer to `window_nonce` under `token`.
@@ -54,7 +64,7 @@ pub fn core_proof_ok(token: &str, window_nonce: &str, proof: &str) -> bool {
 
 /// The window's answer to the core's `nonce`.
 pub fn window_proof(token: &str, core_nonce: &str) -> String {
-    data_encoding::HEXLOWER.encode(tag(token, WINDOW_LABEL, core_nonce).as_ref())
+    tag(token, WINDOW_LABEL, core_nonce)
 }
 
 /// Whether `proof` is the window's answer to `core_nonce` under `token`.

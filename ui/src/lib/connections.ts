@@ -23,11 +23,11 @@ export function revokePrompt(name: string): string {
 /** A connection's scope, as the shell names it (docs/authorization.md, "Scopes"). */
 export type Scope = "messages:send" | "messages:read" | "events:read";
 
-/** Every scope with what it lets the agent do, in the published order. */
-export const SCOPES: readonly { scope: Scope; label: string; hint: string }[] = [
-  { scope: "messages:send", label: "Send you messages and requests", hint: "and cancel its own requests" },
-  { scope: "messages:read", label: "Read its messages and your answers", hint: "needed to wait for an answer" },
-  { scope: "events:read", label: "Get live updates", hint: "a socket that says when something changed" },
+/** Every scope with what it lets the agent do (and a word for the list), in the published order. */
+export const SCOPES: readonly { scope: Scope; label: string; hint: string; short: string }[] = [
+  { scope: "messages:send", label: "Send you messages and requests", hint: "and cancel its own requests", short: "send" },
+  { scope: "messages:read", label: "Read its messages and your answers", hint: "needed to wait for an answer", short: "read" },
+  { scope: "events:read", label: "Get live updates", hint: "a socket that says when something changed", short: "live updates" },
 ];
 
 /**
@@ -42,6 +42,5 @@ export function scopesToCreate(ticked: ReadonlySet<Scope>): Scope[] | null {
 /** A short line of what a listed connection may do ("" when it may do everything). */
 export function scopeSummary(scopes: readonly string[]): string {
   if (SCOPES.every((s) => scopes.includes(s.scope))) return "";
-  const names: Record<string, string> = { "messages:send": "send", "messages:read": "read", "events:read": "live updates" };
-  return `only ${scopes.map((s) => names[s] ?? s).join(", ")}`;
+  return `only ${scopes.map((name) => SCOPES.find((s) => s.scope === name)?.short ?? name).join(", ")}`;
 }

@@ -75,7 +75,7 @@ pub(super) async fn create(
 /// `invalid_request` naming `scopes` for an empty list or a repeated scope (an unknown name
 /// fails earlier, when the body is parsed).
 fn checked_scopes(requested: Option<Vec<Scope>>) -> Result<Vec<Scope>, ApiError> {
-    let Some(mut scopes) = requested else {
+    let Some(scopes) = requested else {
         return Ok(Scope::ALL.to_vec());
     };
     if scopes.is_empty() {
@@ -85,8 +85,7 @@ fn checked_scopes(requested: Option<Vec<Scope>>) -> Result<Vec<Scope>, ApiError>
         ));
     }
     let named = scopes.len();
-    scopes.sort();
-    scopes.dedup();
+    let scopes = Scope::distinct(scopes);
     if scopes.len() != named {
         return Err(ApiError::invalid("scopes", "Name each scope once."));
     }

@@ -11,6 +11,7 @@ import type { FieldView } from "../bindings/FieldView";
 import type { MessageSummary } from "../bindings/MessageSummary";
 import type { MessageView } from "../bindings/MessageView";
 import type { NotificationView } from "../bindings/NotificationView";
+import type { SetupState } from "../bindings/SetupState";
 import type { UiError } from "../bindings/UiError";
 import type { UiErrorCode } from "../bindings/UiErrorCode";
 
@@ -207,6 +208,18 @@ export const DIFF_BLOCK: BlockView = {
     '<tr class="diff-added"><td class="diff-ln"></td><td class="diff-ln">1</td><td class="diff-text">+replicas = 3</td></tr>\n' +
     '<tr class="diff-context"><td class="diff-ln">2</td><td class="diff-ln">2</td><td class="diff-text"> region = "eu"</td></tr>\n' +
     "</tbody></table>\n",
+};
+
+/** An account that is set up on this device (`setupState` once onboarding is done). */
+export const READY_SETUP: SetupState = {
+  status: "ready",
+  accountId: "acc_1",
+  deviceId: "dev_1",
+  deviceName: "laptop",
+  relayUrl: "http://127.0.0.1:8457",
+  safetyCode: "12345 67890 13579 24680 11111 22222",
+  secretStorage: "keychain",
+  secretStoragePath: null,
 };
 
 export const CONNECTIONS: ConnectionView[] = [

@@ -41,10 +41,7 @@ fn scopes_to_text(scopes: &[Scope]) -> String {
 
 /// The stored names; a name this relay does not know (written by a newer one) grants nothing.
 fn scopes_from_text(text: &str) -> Vec<Scope> {
-    let mut scopes: Vec<Scope> = text.split(' ').filter_map(Scope::parse).collect();
-    scopes.sort();
-    scopes.dedup();
-    scopes
+    Scope::distinct(text.split(' ').filter_map(Scope::parse).collect())
 }
 
 pub(super) fn insert(conn: &Connection, c: &NewConnection) -> StoreResult<()> {
