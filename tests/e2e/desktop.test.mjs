@@ -197,6 +197,18 @@ async function textOfTestId(testid) {
   }
 }
 
+/** Waits for a new connection's one-time token card, failing at once on an error card. */
+async function tokenShown(what) {
+  await driver.wait(
+    async () => {
+      await failOnErrorCard("connection-error");
+      return (await driver.findElements(byTestId("connection-token"))).length > 0;
+    },
+    UI_TIMEOUT,
+    what,
+  );
+}
+
 async function click(id) {
   const el = await find(id);
   await driver.wait(until.elementIsEnabled(el), UI_TIMEOUT, `[data-testid=${id}] stayed disabled`);
@@ -654,14 +666,7 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       await click("nav-connections");
       await (await find("connection-name-input")).sendKeys("ci-agent");
       await click("connection-create");
-      await driver.wait(
-        async () => {
-          await failOnErrorCard("connection-error");
-          return (await driver.findElements(byTestId("connection-token"))).length > 0;
-        },
-        UI_TIMEOUT,
-        "the new connection's token did not appear",
-      );
+      await tokenShown("the new connection's token did not appear");
       token = (await (await find("connection-token")).getText()).trim();
       assert.match(token, /^hdr_\S+$/, "the token has the hdr_ prefix");
       secrets.add("the connection token", token);
@@ -698,14 +703,7 @@ test("onboard, connect an agent, answer its request from the inbox", async () =>
       }
       await (await find("connection-name-input")).sendKeys("notifier");
       await click("connection-create");
-      await driver.wait(
-        async () => {
-          await failOnErrorCard("connection-error");
-          return (await driver.findElements(byTestId("connection-token"))).length > 0;
-        },
-        UI_TIMEOUT,
-        "the send-only connection's token did not appear",
-      );
+      await tokenShown("the send-only connection's token did not appear");
       secrets.add("the send-only connection token", (await (await find("connection-token")).getText()).trim());
       assert.ok((await textOf(await find("connection-next"))).includes("herald send"), "a send-only token is for herald send");
       await screenshot("desktop-e2e-connection-send-only.png");
